@@ -1,0 +1,93 @@
+package llm
+
+// API names a wire protocol.
+type API string
+
+// Wire protocols rein speaks.
+const (
+	APIAnthropicMessages API = "anthropic-messages"
+	APIOpenAIChat        API = "openai-chat"
+	APIOpenAIResponses   API = "openai-responses"
+	APIGemini            API = "gemini"
+	APIFaux              API = "faux"
+)
+
+// InputKind is a kind of content a model accepts.
+type InputKind string
+
+// Input kinds.
+const (
+	InputText  InputKind = "text"
+	InputImage InputKind = "image"
+)
+
+// Price is a model's price in US dollars per million tokens.
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cache_read,omitempty"`
+	CacheWrite float64 `json:"cache_write,omitempty"`
+}
+
+// Model describes a model: where it is served, how large its window is,
+// what it costs and what it can do.
+type Model struct {
+	ID            string      `json:"id"`
+	Name          string      `json:"name,omitempty"`
+	Provider      string      `json:"provider"`
+	API           API         `json:"api"`
+	BaseURL       string      `json:"base_url,omitempty"`
+	ContextWindow int         `json:"context_window"`
+	MaxOutput     int         `json:"max_output"`
+	Price         Price       `json:"price"`
+	Reasoning     bool        `json:"reasoning,omitempty"`
+	Input         []InputKind `json:"input,omitempty"`
+	// Headers are sent with every request to this model.
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// AcceptsImages reports whether the model takes image input.
+func (m *Model) AcceptsImages() bool {
+	for _, k := range m.Input {
+		if k == InputImage {
+			return true
+		}
+	}
+	return false
+}
+
+// ThinkingLevel is a provider-neutral reasoning effort. Providers map it
+// to effort names or token budgets and clamp it to what a model supports.
+type ThinkingLevel string
+
+// Thinking levels, from none to most.
+const (
+	ThinkingOff     ThinkingLevel = "off"
+	ThinkingMinimal ThinkingLevel = "minimal"
+	ThinkingLow     ThinkingLevel = "low"
+	ThinkingMedium  ThinkingLevel = "medium"
+	ThinkingHigh    ThinkingLevel = "high"
+	ThinkingXHigh   ThinkingLevel = "xhigh"
+)
+
+// ThinkingLevels lists the levels in increasing order.
+func ThinkingLevels() []ThinkingLevel {
+	return []ThinkingLevel{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh, ThinkingXHigh}
+}
+
+// Valid reports whether l is one of the known levels; the empty level
+// counts as off.
+func (l ThinkingLevel) Valid() bool {
+	if l == "" {
+		return true
+	}
+	for _, k := range ThinkingLevels() {
+		if k == l {
+			return true
+		}
+	}
+	return false
+}
+
+// Enabled reports whether any reasoning is requested.
+func (l ThinkingLevel) Enabled() bool { return l != "" && l != ThinkingOff }

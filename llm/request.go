@@ -1,0 +1,81 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Request is everything a provider needs for one model call.
+type Request struct {
+	Model Model
+	// System is the system prompt as ordered parts. Parts marked Volatile
+	// change from turn to turn; everything before the first volatile part
+	// is the stable prefix, where providers place their cache breakpoint.
+	System   []SystemPart
+	Messages []Message
+	Tools    []ToolSpec
+	Thinking ThinkingLevel
+	// MaxTokens caps the reply; zero means the model's MaxOutput.
+	MaxTokens   int
+	Temperature *float64
+	Options     Options
+}
+
+// SystemPart is one piece of the system prompt.
+type SystemPart struct {
+	Text     string `json:"text"`
+	Volatile bool   `json:"volatile,omitempty"`
+}
+
+// SystemText joins the parts of a system prompt with blank lines.
+func SystemText(parts []SystemPart) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0].Text
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p.Text) + 2
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, '\n', '\n')
+		}
+		b = append(b, p.Text...)
+	}
+	return string(b)
+}
+
+// ToolSpec describes a tool to the model: its name, what it does and the
+// JSON Schema of its arguments.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Options carries per-request settings that are not part of the
+// conversation.
+type Options struct {
+	// APIKey, when set, overrides the provider's own credential source for
+	// this request. It must never be logged.
+	APIKey string `json:"-"`
+	// Headers are added to the HTTP request.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Metadata is passed to providers that accept request metadata.
+	Metadata map[string]string `json:"metadata,omitempty"`
+	// SessionID identifies the conversation; providers use it as a
+	// prompt-cache key where they support one.
+	SessionID string `json:"session_id,omitempty"`
+	// Extra holds provider-specific top-level request fields, merged into
+	// the wire payload over what the provider builds. A JSON null deletes
+	// the field.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
+	// OnPayload, when set, sees the encoded wire payload just before it is
+	// sent and may return a replacement. Returning an error fails the call
+	// with that error.
+	OnPayload func(ctx context.Context, payload []byte) ([]byte, error) `json:"-"`
+}
