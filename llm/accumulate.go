@@ -11,8 +11,18 @@ import (
 // use.
 type Accumulator struct {
 	msg  Message
-	args map[int]*strings.Builder
-	open map[int]bool
+	args [][]byte // streamed tool-call arguments by content index
+	open []bool   // blocks started and not yet ended, by content index
+}
+
+// Reset empties the accumulator for a new message, keeping its buffers.
+// Messages returned earlier are not affected.
+func (a *Accumulator) Reset() {
+	for i := range a.args {
+		a.args[i] = a.args[i][:0]
+	}
+	clear(a.open)
+	a.msg = Message{}
 }
 
 // Add applies one event.
@@ -45,15 +55,12 @@ func (a *Accumulator) Add(ev Event) {
 			b.Text += ev.Delta
 		}
 	case EventToolCallDelta:
-		if a.args == nil {
-			a.args = make(map[int]*strings.Builder)
+		if ev.Index >= 0 && ev.Index < len(a.msg.Content) {
+			for len(a.args) <= ev.Index {
+				a.args = append(a.args, nil)
+			}
+			a.args[ev.Index] = append(a.args[ev.Index], ev.Delta...)
 		}
-		sb := a.args[ev.Index]
-		if sb == nil {
-			sb = &strings.Builder{}
-			a.args[ev.Index] = sb
-		}
-		sb.WriteString(ev.Delta)
 	case EventTextEnd, EventThinkingEnd, EventToolCallEnd:
 		if ev.Content != nil {
 			a.ensure(ev.Index, *ev.Content)
@@ -61,8 +68,12 @@ func (a *Accumulator) Add(ev Event) {
 		} else if ev.Type == EventToolCallEnd {
 			a.closeToolCall(ev.Index)
 		}
-		delete(a.open, ev.Index)
-		delete(a.args, ev.Index)
+		if ev.Index >= 0 && ev.Index < len(a.open) {
+			a.open[ev.Index] = false
+		}
+		if ev.Index >= 0 && ev.Index < len(a.args) {
+			a.args[ev.Index] = a.args[ev.Index][:0]
+		}
 	case EventDone, EventError:
 		if ev.Message != nil {
 			a.msg = *ev.Message
@@ -75,12 +86,14 @@ func (a *Accumulator) Add(ev Event) {
 func (a *Accumulator) Message() Message {
 	m := a.msg
 	m.Role = RoleAssistant
-	if len(a.args) > 0 {
-		m.Content = append([]Content(nil), a.msg.Content...)
-		for i, sb := range a.args {
-			if i < len(m.Content) {
-				m.Content[i].Arguments = FinishArguments(sb.String())
+	copied := false
+	for i, b := range a.args {
+		if i < len(m.Content) && i < len(a.open) && a.open[i] && m.Content[i].Type == ContentToolCall {
+			if !copied {
+				m.Content = append([]Content(nil), a.msg.Content...)
+				copied = true
 			}
+			m.Content[i].Arguments = FinishArguments(string(b))
 		}
 	}
 	return m
@@ -93,8 +106,8 @@ func (a *Accumulator) Partial() *Message { return &a.msg }
 // OpenBlocks returns the content indexes that were started but not ended.
 func (a *Accumulator) OpenBlocks() []int {
 	var idx []int
-	for i := range a.msg.Content {
-		if a.open[i] {
+	for i, open := range a.open {
+		if open && i < len(a.msg.Content) {
 			idx = append(idx, i)
 		}
 	}
@@ -107,8 +120,8 @@ func (a *Accumulator) ensure(i int, c Content) {
 	}
 	if a.msg.Content[i].Type == "" {
 		a.msg.Content[i] = c
-		if a.open == nil {
-			a.open = make(map[int]bool, 4)
+		for len(a.open) <= i {
+			a.open = append(a.open, false)
 		}
 		a.open[i] = true
 	}
@@ -126,8 +139,8 @@ func (a *Accumulator) closeToolCall(i int) {
 	if b == nil {
 		return
 	}
-	if sb := a.args[i]; sb != nil {
-		b.Arguments = FinishArguments(sb.String())
+	if i < len(a.args) && len(a.args[i]) > 0 {
+		b.Arguments = FinishArguments(string(a.args[i]))
 	} else if len(b.Arguments) == 0 {
 		b.Arguments = json.RawMessage("{}")
 	}

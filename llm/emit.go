@@ -142,7 +142,7 @@ func (e *Emitter) Delta(i int, s string) bool {
 // arguments are finalised with FinishArguments.
 func (e *Emitter) End(i int) bool {
 	b := e.acc.block(i)
-	if b == nil || !e.acc.open[i] {
+	if b == nil || i >= len(e.acc.open) || !e.acc.open[i] {
 		return !e.stopped
 	}
 	c := *b
@@ -154,8 +154,8 @@ func (e *Emitter) End(i int) bool {
 		t = EventThinkingEnd
 	case ContentToolCall:
 		t = EventToolCallEnd
-		if sb := e.acc.args[i]; sb != nil {
-			c.Arguments = FinishArguments(sb.String())
+		if i < len(e.acc.args) && len(e.acc.args[i]) > 0 {
+			c.Arguments = FinishArguments(string(e.acc.args[i]))
 		} else if len(c.Arguments) == 0 {
 			c.Arguments = []byte("{}")
 		}

@@ -52,7 +52,8 @@ type Tool struct {
 	Timeout time.Duration
 	Run     RunFunc
 
-	schema *jsonschema.Resolved
+	schema  *jsonschema.Resolved
+	emptyOK bool // the schema accepts {}
 }
 
 // Spec returns the description of the tool sent to models.
@@ -80,6 +81,7 @@ func (t *Tool) resolve() error {
 		return fmt.Errorf("tool %q: schema: %w", t.Name, err)
 	}
 	t.schema = r
+	t.emptyOK = r.Validate(map[string]any{}) == nil
 	return nil
 }
 
@@ -102,6 +104,9 @@ func (t *Tool) Validate(args json.RawMessage) error {
 		if err := t.resolve(); err != nil {
 			return err
 		}
+	}
+	if t.emptyOK && isEmptyObject(args) {
+		return nil
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
@@ -177,4 +182,13 @@ func (r *Result) Message(call *Call) llm.Message {
 		content = []llm.Content{llm.Text("(no output)")}
 	}
 	return llm.Message{Role: llm.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, IsError: r.IsError, Content: content}
+}
+
+// isEmptyObject reports whether args is {} with optional spaces.
+func isEmptyObject(args json.RawMessage) bool {
+	s := strings.TrimSpace(string(args))
+	if len(s) < 2 || s[0] != '{' || s[len(s)-1] != '}' {
+		return false
+	}
+	return strings.TrimSpace(s[1:len(s)-1]) == ""
 }
