@@ -1,0 +1,483 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/reinhq/rein/llm"
+)
+
+// payload is the body of a streamGenerateContent request.
+type payload struct {
+	Contents          []wContent `json:"contents"`
+	SystemInstruction *wContent  `json:"systemInstruction,omitempty"`
+	Tools             []wTool    `json:"tools,omitempty"`
+	GenerationConfig  *genConfig `json:"generationConfig,omitempty"`
+}
+
+type wContent struct {
+	Role  string  `json:"role,omitempty"`
+	Parts []wPart `json:"parts"`
+}
+
+type wPart struct {
+	Text             *string    `json:"text,omitempty"`
+	Thought          bool       `json:"thought,omitempty"`
+	ThoughtSignature string     `json:"thoughtSignature,omitempty"`
+	InlineData       *blob      `json:"inlineData,omitempty"`
+	FunctionCall     *wCall     `json:"functionCall,omitempty"`
+	FunctionResponse *wResponse `json:"functionResponse,omitempty"`
+	// extra holds fields kept from a part rein did not model; they are
+	// sent back beside the modelled ones.
+	extra json.RawMessage
+}
+
+var partKeys = []string{"text", "thought", "thoughtSignature", "inlineData", "functionCall", "functionResponse"}
+
+func (p wPart) MarshalJSON() ([]byte, error) {
+	type plain wPart
+	b, err := json.Marshal(plain(p))
+	if err != nil || len(p.extra) == 0 {
+		return b, err
+	}
+	return mergeExtra(b, p.extra, partKeys)
+}
+
+type blob struct {
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+type wCall struct {
+	Name  string          `json:"name"`
+	Args  json.RawMessage `json:"args"`
+	ID    string          `json:"id,omitempty"`
+	extra json.RawMessage
+}
+
+func (c wCall) MarshalJSON() ([]byte, error) {
+	type plain wCall
+	b, err := json.Marshal(plain(c))
+	if err != nil || len(c.extra) == 0 {
+		return b, err
+	}
+	return mergeExtra(b, c.extra, []string{"name", "args", "id"})
+}
+
+type wResponse struct {
+	ID       string     `json:"id,omitempty"`
+	Name     string     `json:"name"`
+	Response frResponse `json:"response"`
+	// Parts carries images returned by a tool (Gemini 3 and later).
+	Parts []frPart `json:"parts,omitempty"`
+}
+
+type frResponse struct {
+	Output *string `json:"output,omitempty"`
+	Error  *string `json:"error,omitempty"`
+}
+
+type frPart struct {
+	InlineData blob `json:"inlineData"`
+}
+
+type wTool struct {
+	FunctionDeclarations []fnDecl `json:"functionDeclarations"`
+}
+
+type fnDecl struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parametersJsonSchema,omitempty"`
+}
+
+type genConfig struct {
+	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
+	Temperature     *float64        `json:"temperature,omitempty"`
+	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
+}
+
+// mergeExtra adds the members of the object extra to the object b,
+// skipping keys in known (which the modelled fields own). Keys are added
+// in sorted order so that the payload is deterministic.
+func mergeExtra(b, extra []byte, known []string) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(extra, &m); err != nil {
+		return nil, fmt.Errorf("content extra is not a JSON object: %w", err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !slices.Contains(known, k) {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return b, nil
+	}
+	slices.Sort(keys)
+	out := bytes.TrimSuffix(bytes.TrimSpace(b), []byte("}"))
+	hasMembers := len(bytes.TrimSpace(out)) > 1
+	for _, k := range keys {
+		if hasMembers {
+			out = append(out, ',')
+		}
+		hasMembers = true
+		kb, _ := json.Marshal(k)
+		out = append(append(append(out, kb...), ':'), m[k]...)
+	}
+	return append(out, '}'), nil
+}
+
+// skipSignature is the placeholder Gemini accepts on a function call that
+// has no signature of its own (one made by another model, or replayed
+// from a log that lost it); Gemini 3 rejects such calls in the current
+// turn otherwise.
+const skipSignature = "skip_thought_signature_validator"
+
+// formatError is a request rein cannot encode.
+func formatError(format string, args ...any) error {
+	return &llm.Error{Code: llm.CodeFormat, Message: fmt.Sprintf(format, args...)}
+}
+
+// buildPayload encodes req as the JSON body of a streamGenerateContent
+// call, applying Options.Extra and Options.OnPayload.
+func buildPayload(ctx context.Context, req *llm.Request) ([]byte, error) {
+	if !req.Thinking.Valid() {
+		return nil, formatError("unknown thinking level %q (want one of %v)", req.Thinking, llm.ThinkingLevels())
+	}
+	var p payload
+	if text := llm.SystemText(req.System); text != "" {
+		p.SystemInstruction = &wContent{Role: "user", Parts: []wPart{{Text: &text}}}
+	}
+	enc := encoder{model: &req.Model, gemini3: modelMajor(req.Model.ID) >= 3}
+	if err := enc.messages(llm.Sendable(req.Messages, llm.APIGemini)); err != nil {
+		return nil, err
+	}
+	p.Contents = enc.out
+	if p.Contents == nil {
+		p.Contents = []wContent{}
+	}
+	if len(req.Tools) > 0 {
+		decls := make([]fnDecl, 0, len(req.Tools))
+		for _, t := range req.Tools {
+			params, err := toolSchema(t.Parameters)
+			if err != nil {
+				return nil, formatError("tool %q: %v", t.Name, err)
+			}
+			decls = append(decls, fnDecl{Name: t.Name, Description: t.Description, Parameters: params})
+		}
+		p.Tools = []wTool{{FunctionDeclarations: decls}}
+	}
+	gc := genConfig{MaxOutputTokens: req.MaxTokens, Temperature: req.Temperature, ThinkingConfig: thinkingFor(&req.Model, req.Thinking)}
+	if gc.MaxOutputTokens <= 0 {
+		gc.MaxOutputTokens = max(req.Model.MaxOutput, 0)
+	}
+	if gc != (genConfig{}) {
+		p.GenerationConfig = &gc
+	}
+	b, err := json.Marshal(&p)
+	if err != nil {
+		return nil, formatError("encoding the request: %v", err)
+	}
+	if len(req.Options.Extra) > 0 {
+		if b, err = mergeOptions(b, req.Options.Extra); err != nil {
+			return nil, err
+		}
+	}
+	if req.Options.OnPayload != nil {
+		if b, err = req.Options.OnPayload(ctx, b); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// mergeOptions sets the top-level fields of extra over the payload; a
+// JSON null deletes the field.
+func mergeOptions(b []byte, extra map[string]json.RawMessage) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, formatError("merging Options.Extra: %v", err)
+	}
+	for k, v := range extra {
+		if t := bytes.TrimSpace(v); len(t) == 0 || string(t) == "null" {
+			delete(m, k)
+			continue
+		}
+		if !json.Valid(v) {
+			return nil, formatError("Options.Extra[%q] is not valid JSON", k)
+		}
+		m[k] = v
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return nil, formatError("merging Options.Extra: %v", err)
+	}
+	return out, nil
+}
+
+// toolSchema prepares a tool's JSON Schema for parametersJsonSchema,
+// which takes standard JSON Schema (additionalProperties included); only
+// the top-level "$schema" and "$id" annotations are removed. Empty
+// parameters mean the function takes none.
+func toolSchema(params json.RawMessage) (json.RawMessage, error) {
+	t := bytes.TrimSpace(params)
+	if len(t) == 0 || string(t) == "null" {
+		return nil, nil
+	}
+	if !bytes.Contains(t, []byte(`"$schema"`)) && !bytes.Contains(t, []byte(`"$id"`)) {
+		if !json.Valid(t) {
+			return nil, fmt.Errorf("parameters are not valid JSON")
+		}
+		return t, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(t, &m); err != nil {
+		return nil, fmt.Errorf("parameters are not a JSON object: %v", err)
+	}
+	delete(m, "$schema")
+	delete(m, "$id")
+	return json.Marshal(m)
+}
+
+// encoder turns rein messages into Gemini contents.
+type encoder struct {
+	model   *llm.Model
+	gemini3 bool
+	out     []wContent
+	// calls maps rein call ids to what the next turn sends: the wire id
+	// ("" for ids rein generated) and the function name.
+	calls map[string]callRef
+	// results is the index of the user content collecting the current
+	// batch of function responses, or -1.
+	results int
+	// turn is the index of the first content of the current turn: the
+	// contents after the last plain user message.
+	turn int
+}
+
+type callRef struct{ id, name string }
+
+func (e *encoder) messages(msgs []llm.Message) error {
+	e.results = -1
+	e.calls = make(map[string]callRef)
+	for i := range msgs {
+		m := &msgs[i]
+		var err error
+		switch m.Role {
+		case llm.RoleAssistant:
+			err = e.assistant(m)
+		case llm.RoleToolResult:
+			e.toolResult(m)
+		default:
+			e.user(m)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if e.gemini3 {
+		e.signCurrentTurn()
+	}
+	return nil
+}
+
+func (e *encoder) user(m *llm.Message) {
+	e.results = -1
+	parts := make([]wPart, 0, len(m.Content))
+	for _, c := range m.Content {
+		switch c.Type {
+		case llm.ContentText:
+			if c.Text != "" {
+				parts = append(parts, textPart(c.Text))
+			}
+		case llm.ContentImage:
+			parts = append(parts, e.image(c))
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	e.out = append(e.out, wContent{Role: "user", Parts: parts})
+	e.turn = len(e.out)
+}
+
+func textPart(s string) wPart { return wPart{Text: &s} }
+
+// image encodes an image block, or says it was left out when the model
+// declares that it takes no images.
+func (e *encoder) image(c llm.Content) wPart {
+	if len(e.model.Input) > 0 && !e.model.AcceptsImages() {
+		return textPart("(image omitted: this model does not accept images)")
+	}
+	return wPart{InlineData: &blob{MIMEType: c.MIMEType, Data: c.Data}}
+}
+
+func (e *encoder) assistant(m *llm.Message) error {
+	e.results = -1
+	own := m.API == llm.APIGemini
+	parts := make([]wPart, 0, len(m.Content))
+	for _, c := range m.Content {
+		var p wPart
+		switch c.Type {
+		case llm.ContentText, llm.ContentThinking:
+			if c.Redacted {
+				continue
+			}
+			if !own && c.Text == "" {
+				continue
+			}
+			if own && c.Text == "" && c.Signature == "" && len(c.Extra) == 0 {
+				continue
+			}
+			if c.Text != "" || len(c.Extra) == 0 || !own || hasKey(c.Extra, "text") {
+				p.Text = &c.Text
+			}
+			p.Thought = c.Type == llm.ContentThinking
+		case llm.ContentImage:
+			p = e.image(c)
+		case llm.ContentToolCall:
+			args := c.Arguments
+			if !c.ArgumentsObject() {
+				args = json.RawMessage("{}")
+			}
+			id := c.ID
+			if own && strings.HasPrefix(id, GeneratedIDPrefix) {
+				id = ""
+			}
+			e.calls[c.ID] = callRef{id: id, name: c.Name}
+			p.FunctionCall = &wCall{Name: c.Name, Args: args, ID: id}
+		default:
+			continue
+		}
+		if own {
+			p.ThoughtSignature = c.Signature
+			if len(c.Extra) > 0 {
+				if err := p.setExtra(c.Extra); err != nil {
+					return err
+				}
+			}
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) > 0 {
+		e.out = append(e.out, wContent{Role: "model", Parts: parts})
+	}
+	return nil
+}
+
+// hasKey reports whether the JSON object raw has the top-level key k.
+func hasKey(raw json.RawMessage, k string) bool {
+	if !bytes.Contains(raw, []byte(`"`+k+`"`)) {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	_, ok := m[k]
+	return ok
+}
+
+// setExtra attaches kept fields to the part, moving those that belong
+// inside functionCall there.
+func (p *wPart) setExtra(extra json.RawMessage) error {
+	if p.FunctionCall == nil || !bytes.Contains(extra, []byte(`"functionCall"`)) {
+		p.extra = extra
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(extra, &m); err != nil {
+		return formatError("content extra is not a JSON object: %v", err)
+	}
+	p.FunctionCall.extra = m["functionCall"]
+	delete(m, "functionCall")
+	if len(m) > 0 {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return formatError("content extra: %v", err)
+		}
+		p.extra = b
+	}
+	return nil
+}
+
+// toolResult adds a functionResponse part, grouping the results of one
+// batch of calls into one user content as Gemini expects.
+func (e *encoder) toolResult(m *llm.Message) {
+	ref, ok := e.calls[m.ToolCallID]
+	if !ok {
+		ref = callRef{id: m.ToolCallID}
+	}
+	name := m.ToolName
+	if name == "" {
+		name = ref.name
+	}
+	var text []string
+	var images []blob
+	for _, c := range m.Content {
+		switch c.Type {
+		case llm.ContentText:
+			text = append(text, c.Text)
+		case llm.ContentImage:
+			if len(e.model.Input) > 0 && !e.model.AcceptsImages() {
+				text = append(text, "(image omitted: this model does not accept images)")
+				continue
+			}
+			images = append(images, blob{MIMEType: c.MIMEType, Data: c.Data})
+		}
+	}
+	out := strings.Join(text, "\n")
+	fr := &wResponse{ID: ref.id, Name: name}
+	if m.IsError {
+		fr.Response.Error = &out
+	} else {
+		fr.Response.Output = &out
+	}
+	var extra []wPart
+	if e.gemini3 {
+		for _, b := range images {
+			fr.Parts = append(fr.Parts, frPart{InlineData: b})
+		}
+	} else {
+		for _, b := range images {
+			extra = append(extra, wPart{InlineData: &blob{MIMEType: b.MIMEType, Data: b.Data}})
+		}
+	}
+	if e.results < 0 {
+		e.out = append(e.out, wContent{Role: "user"})
+		e.results = len(e.out) - 1
+	}
+	c := &e.out[e.results]
+	// Function responses come first, in call order; images a pre-3 model
+	// cannot take inside a response follow them.
+	n := 0
+	for n < len(c.Parts) && c.Parts[n].FunctionResponse != nil {
+		n++
+	}
+	c.Parts = slices.Insert(c.Parts, n, wPart{FunctionResponse: fr})
+	c.Parts = append(c.Parts, extra...)
+}
+
+// signCurrentTurn gives the first function call of each model step in
+// the current turn a placeholder signature when it has none.
+func (e *encoder) signCurrentTurn() {
+	for i := e.turn; i < len(e.out); i++ {
+		c := &e.out[i]
+		if c.Role != "model" {
+			continue
+		}
+		for j := range c.Parts {
+			if p := &c.Parts[j]; p.FunctionCall != nil {
+				if p.ThoughtSignature == "" {
+					p.ThoughtSignature = skipSignature
+				}
+				break
+			}
+		}
+	}
+}
