@@ -1,0 +1,476 @@
+package openai
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner is a small pull decoder for the JSON chunks of a stream. It
+// reads the few fields the decoders need straight from the bytes and skips
+// everything else, so the hot path builds no maps and allocates only the
+// strings it returns.
+//
+// Values the caller reads are checked strictly; values it skips are only
+// checked for balanced brackets and terminated strings. Every method is
+// safe on any input: on malformed JSON the scanner records an error, moves
+// to the end of the input and returns zero values from then on.
+type scanner struct {
+	b   []byte
+	i   int
+	err error
+	buf []byte // scratch for unescaped strings
+}
+
+// errMalformed is the cause of every scanner error.
+var errMalformed = errors.New("malformed JSON")
+
+const maxDepth = 512
+
+func (s *scanner) reset(b []byte) {
+	s.b, s.i, s.err = b, 0, nil
+}
+
+func (s *scanner) fail(what string) {
+	if s.err == nil {
+		s.err = fmt.Errorf("%w: %s at offset %d", errMalformed, what, s.i)
+	}
+	s.i = len(s.b)
+}
+
+// peek skips whitespace and returns the next byte, or 0 at the end.
+func (s *scanner) peek() byte {
+	for s.i < len(s.b) {
+		switch c := s.b[s.i]; c {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return c
+		}
+	}
+	return 0
+}
+
+// end checks that nothing but whitespace follows the top-level value.
+func (s *scanner) end() error {
+	if s.err == nil && s.peek() != 0 {
+		s.fail("trailing data")
+	}
+	return s.err
+}
+
+// literal consumes word (true, false, null) or fails.
+func (s *scanner) literal(word string) {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
+		return
+	}
+	s.fail("invalid literal")
+}
+
+// null consumes a null and reports whether there was one.
+func (s *scanner) null() bool {
+	if s.peek() == 'n' {
+		s.literal("null")
+		return true
+	}
+	return false
+}
+
+// object calls f for every member of the object at the cursor; f must
+// consume the value (read it or call skip). It returns false, consuming
+// nothing else, when the value is null; any other non-object fails.
+func (s *scanner) object(f func(key []byte)) bool {
+	switch s.peek() {
+	case '{':
+		s.i++
+	case 'n':
+		s.literal("null")
+		return false
+	default:
+		s.fail("expected an object")
+		return false
+	}
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for s.err == nil {
+		if s.peek() != '"' {
+			s.fail("expected a member name")
+			return false
+		}
+		key := s.strBytes()
+		if s.peek() != ':' {
+			s.fail("expected ':'")
+			return false
+		}
+		s.i++
+		f(key)
+		if s.err != nil {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			s.fail("expected ',' or '}'")
+		}
+	}
+	return false
+}
+
+// array calls f for every element of the array at the cursor with its
+// position; f must consume the element. Null counts as an empty array.
+func (s *scanner) array(f func(i int)) bool {
+	switch s.peek() {
+	case '[':
+		s.i++
+	case 'n':
+		s.literal("null")
+		return false
+	default:
+		s.fail("expected an array")
+		return false
+	}
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for n := 0; s.err == nil; n++ {
+		f(n)
+		if s.err != nil {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			return true
+		default:
+			s.fail("expected ',' or ']'")
+		}
+	}
+	return false
+}
+
+// strBytes reads a string (or null, as empty) and returns its unescaped
+// bytes, valid until the next call.
+func (s *scanner) strBytes() []byte {
+	switch s.peek() {
+	case '"':
+	case 'n':
+		s.literal("null")
+		return nil
+	default:
+		s.fail("expected a string")
+		return nil
+	}
+	start := s.i + 1
+	j := bytes.IndexByte(s.b[start:], '"')
+	if j < 0 {
+		s.fail("unterminated string")
+		return nil
+	}
+	raw := s.b[start : start+j]
+	if bytes.IndexByte(raw, '\\') < 0 && !hasControl(raw) {
+		s.i = start + j + 1
+		return raw
+	}
+	return s.slowString(start)
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// slowString unescapes a string that starts at s.b[start].
+func (s *scanner) slowString(start int) []byte {
+	out := s.buf[:0]
+	i := start
+	for i < len(s.b) {
+		c := s.b[i]
+		switch {
+		case c == '"':
+			s.i = i + 1
+			s.buf = out
+			return out
+		case c < 0x20:
+			s.i = i
+			s.fail("control character in string")
+			return nil
+		case c != '\\':
+			out = append(out, c)
+			i++
+			continue
+		}
+		if i+1 >= len(s.b) {
+			break
+		}
+		e := s.b[i+1]
+		i += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(s.b, i)
+			if !ok {
+				s.i = i
+				s.fail("invalid \\u escape")
+				return nil
+			}
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2, ok2 := rune(0), false
+				if i+6 <= len(s.b) && s.b[i] == '\\' && s.b[i+1] == 'u' {
+					r2, ok2 = hex4(s.b, i+2)
+				}
+				if d := utf16.DecodeRune(r, r2); ok2 && d != utf8.RuneError {
+					r = d
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			s.i = i
+			s.fail("invalid escape")
+			return nil
+		}
+	}
+	s.buf = out
+	s.fail("unterminated string")
+	return nil
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// str reads a string (or null, as "").
+func (s *scanner) str() string {
+	b := s.strBytes()
+	if len(b) == 0 {
+		return ""
+	}
+	return string(b)
+}
+
+// setStr reads a string into *dst, reusing *dst when the bytes are equal,
+// so that fields repeated on every chunk (ids, model names) allocate once.
+func (s *scanner) setStr(dst *string) {
+	b := s.strBytes()
+	if string(b) != *dst {
+		*dst = string(b)
+	}
+}
+
+// num reads a number as an int (fractions are truncated; null is zero).
+// Strings holding a number are accepted too, as some servers send them.
+func (s *scanner) num() int {
+	switch c := s.peek(); {
+	case c == 'n':
+		s.literal("null")
+		return 0
+	case c == '"':
+		b := s.strBytes()
+		var t scanner
+		t.reset(b)
+		n := t.num()
+		if t.end() != nil {
+			return 0
+		}
+		return n
+	case c == '-' || ('0' <= c && c <= '9'):
+	default:
+		s.fail("expected a number")
+		return 0
+	}
+	neg := false
+	if s.b[s.i] == '-' {
+		neg = true
+		s.i++
+	}
+	start := s.i
+	n := 0
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		if n < 1<<50 {
+			n = n*10 + int(s.b[s.i]-'0')
+		}
+		s.i++
+	}
+	if s.i == start {
+		s.fail("invalid number")
+		return 0
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if !s.digits() {
+			return 0
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if !s.digits() {
+			return 0
+		}
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+	}
+	if s.i == start {
+		s.fail("invalid number")
+		return false
+	}
+	return true
+}
+
+// boolean reads true or false (null is false).
+func (s *scanner) boolean() bool {
+	switch s.peek() {
+	case 't':
+		s.literal("true")
+		return true
+	case 'f':
+		s.literal("false")
+	case 'n':
+		s.literal("null")
+	default:
+		s.fail("expected a boolean")
+	}
+	return false
+}
+
+// raw skips the value at the cursor and returns its bytes, which alias
+// the input.
+func (s *scanner) raw() []byte {
+	s.peek()
+	start := s.i
+	s.skip()
+	if s.err != nil {
+		return nil
+	}
+	return s.b[start:s.i]
+}
+
+// skip moves past the value at the cursor. Strings must be terminated and
+// brackets balanced; scalars are checked only for their first byte.
+func (s *scanner) skip() {
+	var stack [32]byte
+	closers := stack[:0]
+	for {
+		c := s.peek()
+		switch c {
+		case 0:
+			s.fail("unexpected end of input")
+			return
+		case '"':
+			j := s.i + 1
+			for {
+				k := bytes.IndexByte(s.b[j:], '"')
+				if k < 0 {
+					s.fail("unterminated string")
+					return
+				}
+				j += k
+				bs := 0
+				for p := j - 1; p > s.i && s.b[p] == '\\'; p-- {
+					bs++
+				}
+				j++
+				if bs%2 == 0 {
+					break
+				}
+			}
+			s.i = j
+		case '{', '[':
+			if len(closers) >= maxDepth {
+				s.fail("nesting too deep")
+				return
+			}
+			closers = append(closers, c+2) // '{'+2 == '}', '['+2 == ']'
+			s.i++
+			continue
+		case '}', ']':
+			if len(closers) == 0 || closers[len(closers)-1] != c {
+				s.fail("unbalanced brackets")
+				return
+			}
+			closers = closers[:len(closers)-1]
+			s.i++
+		case ',', ':':
+			if len(closers) == 0 {
+				s.fail("unexpected delimiter")
+				return
+			}
+			s.i++
+			continue
+		default:
+			if c != '-' && (c < '0' || c > '9') && c != 't' && c != 'f' && c != 'n' {
+				s.fail("unexpected character")
+				return
+			}
+			for s.i < len(s.b) {
+				switch s.b[s.i] {
+				case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
+					goto scalarDone
+				}
+				s.i++
+			}
+		scalarDone:
+		}
+		if len(closers) == 0 {
+			return
+		}
+	}
+}

@@ -1,0 +1,607 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/internal/wire"
+	"github.com/reinhq/rein/llm"
+)
+
+// respDecoder turns Responses API events into emitter calls.
+type respDecoder struct {
+	e        *llm.Emitter
+	provider string
+	secrets  []string
+
+	sc      scanner
+	ev      respEvent
+	started bool
+	items   []respItemState
+	unknown []json.RawMessage // output items rein does not model, verbatim
+}
+
+type itemKind uint8
+
+const (
+	kindOther itemKind = iota
+	kindMessage
+	kindCall
+	kindReasoning
+)
+
+// respItemState tracks one output item of the reply.
+type respItemState struct {
+	index    int // output_index, or -1
+	id       string
+	kind     itemKind
+	block    int // content block, or -1 until opened
+	streamed bool
+	part     int // last summary part seen
+	done     bool
+}
+
+// respEvent is the part of one event the decoder reads; it is reused.
+type respEvent struct {
+	typ          string
+	delta        string
+	itemID       string
+	outputIndex  int
+	hasIndex     bool
+	summaryIndex int
+	text         string // output_text.done
+	arguments    string // function_call_arguments.done
+	item         respItem
+	hasItem      bool
+	resp         respResponse
+	hasResp      bool
+	errCode      string
+	errMsg       string
+}
+
+// respItem is an output item as sent in output_item events.
+type respItem struct {
+	typ, id, callID, name, arguments, encrypted string
+	text, summary                               string
+	annotations                                 []byte // raw annotations array when not empty
+	raw                                         []byte
+}
+
+type respResponse struct {
+	id, model, status, incomplete string
+	errCode, errMsg               string
+	usage                         wireUsage
+	hasUsage                      bool
+	output                        []byte
+}
+
+func newRespDecoder(e *llm.Emitter, provider string, secrets ...string) *respDecoder {
+	return &respDecoder{e: e, provider: provider, secrets: secrets}
+}
+
+// extra returns {"output_items":[{"output_index":n,"item":{…}}]} for the
+// output items rein does not model (web_search_call and the like).
+func (d *respDecoder) extra() json.RawMessage {
+	if len(d.unknown) == 0 {
+		return nil
+	}
+	b := []byte(`{"output_items":[`)
+	for i, it := range d.unknown {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, it...)
+	}
+	return append(b, "]}"...)
+}
+
+func (d *respDecoder) fail(err error) { d.e.Fail(err) }
+
+func (d *respDecoder) event(sev sse.Event) {
+	if len(sev.Data) == 0 {
+		return
+	}
+	if err := d.parse(sev.Data); err != nil {
+		name := sev.Type
+		if name == "" {
+			name = "message"
+		}
+		d.fail(&llm.Error{Code: llm.CodeServerError, Provider: d.provider,
+			Message: wire.Redact((&sse.Error{Event: name, Data: sev.Data, Err: err}).Error(), d.secrets...),
+			Err:     &sse.Error{Event: name, Data: append([]byte(nil), sev.Data...), Err: err}})
+		return
+	}
+	ev := &d.ev
+	if ev.typ == "" {
+		ev.typ = sev.Type
+	}
+	if ev.hasItem && ev.itemID == "" {
+		ev.itemID = ev.item.id
+	}
+	if !d.started {
+		d.started = true
+		meta := llm.Message{}
+		if ev.hasResp {
+			meta.ResponseID, meta.Model = ev.resp.id, ev.resp.model
+		}
+		if !d.e.Start(meta) {
+			return
+		}
+	} else if ev.hasResp && ev.resp.id != "" {
+		d.e.SetResponseID(ev.resp.id)
+		d.e.SetModel(ev.resp.model)
+	}
+	switch ev.typ {
+	case "response.output_item.added":
+		if ev.hasItem {
+			d.itemAdded()
+		}
+	case "response.output_item.done":
+		if ev.hasItem {
+			d.itemDone()
+		}
+	case "response.output_text.delta", "response.refusal.delta":
+		it := d.find(kindMessage)
+		if d.open(it) {
+			it.streamed = true
+			d.e.Delta(it.block, ev.delta)
+		}
+	case "response.output_text.done", "response.refusal.done":
+		if it := d.find(kindMessage); !it.streamed && d.open(it) {
+			it.streamed = true
+			d.e.Delta(it.block, ev.text)
+		}
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		it := d.find(kindReasoning)
+		if !d.open(it) {
+			return
+		}
+		if it.streamed && ev.summaryIndex != it.part {
+			if !d.e.Delta(it.block, "\n\n") {
+				return
+			}
+		}
+		it.part, it.streamed = ev.summaryIndex, true
+		d.e.Delta(it.block, ev.delta)
+	case "response.function_call_arguments.delta":
+		it := d.find(kindCall)
+		if d.open(it) {
+			it.streamed = true
+			d.e.Delta(it.block, ev.delta)
+		}
+	case "response.function_call_arguments.done":
+		if it := d.find(kindCall); !it.streamed && d.open(it) {
+			it.streamed = true
+			d.e.Delta(it.block, ev.arguments)
+		}
+	case "response.completed", "response.incomplete", "response.failed":
+		d.complete()
+	case "error":
+		d.fail(streamError(d.provider, 0, ev.errCode, ev.errMsg, d.secrets...))
+	}
+}
+
+// find returns the state of the item an event refers to, by item id or
+// output index, adding one of kind when the item was never announced.
+func (d *respDecoder) find(kind itemKind) *respItemState {
+	ev := &d.ev
+	if ev.itemID != "" {
+		for i := range d.items {
+			if d.items[i].id == ev.itemID {
+				return &d.items[i]
+			}
+		}
+	}
+	if ev.hasIndex {
+		for i := range d.items {
+			if it := &d.items[i]; it.index == ev.outputIndex && (it.id == "" || ev.itemID == "") {
+				return it
+			}
+		}
+	}
+	idx := -1
+	if ev.hasIndex {
+		idx = ev.outputIndex
+	}
+	d.items = append(d.items, respItemState{index: idx, id: ev.itemID, kind: kind, block: -1})
+	return &d.items[len(d.items)-1]
+}
+
+// open makes sure the item has an open content block.
+func (d *respDecoder) open(it *respItemState) bool {
+	if it.block >= 0 {
+		return !d.e.Ended()
+	}
+	var ok bool
+	switch it.kind {
+	case kindMessage:
+		it.block, ok = d.e.TextStart()
+	case kindReasoning:
+		it.block, ok = d.e.ThinkingStart()
+	case kindCall:
+		it.block, ok = d.e.ToolCallStart("", "")
+	default:
+		return false
+	}
+	return ok
+}
+
+func kindOf(typ string) itemKind {
+	switch typ {
+	case "message":
+		return kindMessage
+	case "function_call":
+		return kindCall
+	case "reasoning":
+		return kindReasoning
+	}
+	return kindOther
+}
+
+func (d *respDecoder) itemAdded() {
+	ev := &d.ev
+	it := d.find(kindOf(ev.item.typ))
+	if it.id == "" {
+		it.id = ev.item.id
+	}
+	it.kind = kindOf(ev.item.typ)
+	switch it.kind {
+	case kindCall:
+		if it.block < 0 {
+			i, ok := d.e.ToolCallStart(ev.item.callID, ev.item.name)
+			if !ok {
+				return
+			}
+			it.block = i
+		}
+		d.setItemExtra(it, nil)
+	case kindReasoning:
+		d.open(it)
+	}
+}
+
+func (d *respDecoder) setItemExtra(it *respItemState, annotations []byte) {
+	b := d.e.Block(it.block)
+	if b == nil || it.id == "" && len(annotations) == 0 {
+		return
+	}
+	x, _ := json.Marshal(itemExtra{ID: it.id, Annotations: annotations})
+	b.Extra = x
+}
+
+func (d *respDecoder) itemDone() {
+	ev := &d.ev
+	item := &ev.item
+	kind := kindOf(item.typ)
+	it := d.find(kind)
+	if it.done {
+		return
+	}
+	it.done = true
+	if it.id == "" {
+		it.id = item.id
+	}
+	it.kind = kind
+	switch kind {
+	case kindOther:
+		x, _ := json.Marshal(struct {
+			OutputIndex int             `json:"output_index"`
+			Item        json.RawMessage `json:"item"`
+		}{ev.outputIndex, append([]byte(nil), item.raw...)})
+		d.unknown = append(d.unknown, x)
+		return
+	case kindMessage:
+		if !it.streamed && item.text == "" {
+			return // an empty message item holds nothing to keep
+		}
+		if !d.open(it) {
+			return
+		}
+		if !it.streamed && !d.e.Delta(it.block, item.text) {
+			return
+		}
+		d.setItemExtra(it, item.annotations)
+	case kindCall:
+		if !d.open(it) {
+			return
+		}
+		if b := d.e.Block(it.block); b != nil {
+			if b.ID == "" {
+				b.ID = item.callID
+			}
+			if b.Name == "" {
+				b.Name = item.name
+			}
+		}
+		if !it.streamed && !d.e.Delta(it.block, item.arguments) {
+			return
+		}
+		d.setItemExtra(it, nil)
+	case kindReasoning:
+		if !d.open(it) {
+			return
+		}
+		if !it.streamed && item.summary != "" && !d.e.Delta(it.block, item.summary) {
+			return
+		}
+		d.setItemExtra(it, nil)
+		if b := d.e.Block(it.block); b != nil {
+			b.Signature = item.encrypted
+			b.Redacted = b.Text == "" && item.encrypted != ""
+		}
+	}
+	it.streamed = true
+	d.e.End(it.block)
+}
+
+// complete ends the reply from a response.completed, .incomplete or
+// .failed event.
+func (d *respDecoder) complete() {
+	r := &d.ev.resp
+	if r.hasUsage {
+		r.usage.apply(d.e)
+	}
+	if len(d.items) == 0 && len(r.output) > 0 {
+		if !d.replayOutput(r.output) {
+			return
+		}
+	}
+	switch r.status {
+	case "failed":
+		if r.errMsg == "" && r.errCode == "" {
+			r.errMsg = "the response failed without an error message"
+		}
+		d.fail(streamError(d.provider, 0, r.errCode, r.errMsg, d.secrets...))
+	case "incomplete":
+		switch r.incomplete {
+		case "max_output_tokens":
+			d.e.Finish(llm.StopLength)
+		case "content_filter":
+			d.fail(&llm.Error{Code: llm.CodeUnknown, Provider: d.provider,
+				Message: "the reply was stopped by the provider's content filter (incomplete_details.reason content_filter)"})
+		default:
+			reason := r.incomplete
+			if reason == "" {
+				reason = "no reason given"
+			}
+			d.fail(&llm.Error{Code: llm.CodeUnknown, Provider: d.provider, Message: "the response is incomplete: " + reason})
+		}
+	case "cancelled":
+		d.fail(&llm.Error{Code: llm.CodeServerError, Provider: d.provider, Message: "the response was cancelled by the server"})
+	default:
+		d.e.Finish("")
+	}
+}
+
+// replayOutput treats the output of a final response as item events, for
+// servers that send the finished response without streaming its items.
+func (d *respDecoder) replayOutput(output []byte) bool {
+	var items [][]byte
+	s := &d.sc
+	s.reset(output)
+	s.array(func(int) { items = append(items, s.raw()) })
+	if s.end() != nil {
+		return true
+	}
+	for n, raw := range items {
+		d.ev.item = respItem{}
+		s.reset(raw)
+		d.readItem()
+		if s.end() != nil {
+			continue
+		}
+		d.ev.itemID, d.ev.outputIndex, d.ev.hasIndex = d.ev.item.id, n, true
+		d.itemDone()
+		if d.e.Ended() {
+			return false
+		}
+	}
+	return true
+}
+
+func (d *respDecoder) eof() {
+	d.fail(&llm.Error{Code: llm.CodeServerError, Provider: d.provider,
+		Message: "the stream ended before the response was complete (no response.completed event)"})
+}
+
+// parse reads one event into d.ev.
+func (d *respDecoder) parse(data []byte) error {
+	ev := &d.ev
+	*ev = respEvent{item: respItem{}, resp: respResponse{}}
+	s := &d.sc
+	s.reset(data)
+	isObject := s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			ev.typ = internEvent(s.strBytes())
+		case "delta":
+			ev.delta = s.str()
+		case "item_id":
+			ev.itemID = s.str()
+		case "output_index":
+			if !s.null() {
+				ev.outputIndex, ev.hasIndex = s.num(), true
+			}
+		case "summary_index":
+			ev.summaryIndex = s.num()
+		case "text":
+			ev.text = s.str()
+		case "arguments":
+			ev.arguments = s.str()
+		case "item":
+			ev.hasItem = d.readItem()
+		case "response":
+			ev.hasResp = d.readResponse()
+		case "code":
+			ev.errCode = scalarString(s)
+		case "message":
+			ev.errMsg = s.str()
+		case "error":
+			if s.peek() == '"' {
+				ev.errMsg = s.str()
+				return
+			}
+			s.object(func(key []byte) {
+				switch string(key) {
+				case "code":
+					ev.errCode = scalarString(s)
+				case "type":
+					if t := s.str(); ev.errCode == "" {
+						ev.errCode = t
+					}
+				case "message":
+					ev.errMsg = s.str()
+				default:
+					s.skip()
+				}
+			})
+		default:
+			s.skip()
+		}
+	})
+	if err := s.end(); err != nil {
+		return err
+	}
+	if !isObject {
+		return errors.New("event data is not a JSON object")
+	}
+	return nil
+}
+
+// scalarString reads a string or number as a string.
+func scalarString(s *scanner) string {
+	switch s.peek() {
+	case '"', 'n':
+		return s.str()
+	}
+	return strconv.Itoa(s.num())
+}
+
+// readItem reads an output item into d.ev.item.
+func (d *respDecoder) readItem() bool {
+	s, it := &d.sc, &d.ev.item
+	s.peek()
+	start := s.i
+	ok := s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			it.typ = s.str()
+		case "id":
+			it.id = s.str()
+		case "call_id":
+			it.callID = s.str()
+		case "name":
+			it.name = s.str()
+		case "arguments":
+			it.arguments = s.str()
+		case "encrypted_content":
+			it.encrypted = s.str()
+		case "summary":
+			s.array(func(int) { it.summary = appendPart(it.summary, d.partText(nil)) })
+		case "content":
+			s.array(func(int) { it.text += d.partText(&it.annotations) })
+		default:
+			s.skip()
+		}
+	})
+	if ok {
+		it.raw = s.b[start:s.i]
+	}
+	return ok
+}
+
+func appendPart(acc, part string) string {
+	if acc == "" || part == "" {
+		return acc + part
+	}
+	return acc + "\n\n" + part
+}
+
+// partText reads a content or summary part and returns its text (or
+// refusal); a non-empty annotations array is kept in *ann.
+func (d *respDecoder) partText(ann *[]byte) string {
+	s := &d.sc
+	var text string
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "text", "refusal":
+			text += s.str()
+		case "annotations":
+			raw := s.raw()
+			if ann != nil && len(raw) > 2 && s.err == nil {
+				var t scanner
+				t.reset(raw)
+				n := 0
+				t.array(func(int) { n++; t.skip() })
+				if n > 0 {
+					*ann = append([]byte(nil), raw...)
+				}
+			}
+		default:
+			s.skip()
+		}
+	})
+	return text
+}
+
+// readResponse reads the response object of response.* events.
+func (d *respDecoder) readResponse() bool {
+	s, r := &d.sc, &d.ev.resp
+	return s.object(func(key []byte) {
+		switch string(key) {
+		case "id":
+			r.id = s.str()
+		case "model":
+			r.model = s.str()
+		case "status":
+			r.status = s.str()
+		case "output":
+			r.output = s.raw()
+		case "incomplete_details":
+			s.object(func(key []byte) {
+				if string(key) == "reason" {
+					r.incomplete = s.str()
+				} else {
+					s.skip()
+				}
+			})
+		case "error":
+			s.object(func(key []byte) {
+				switch string(key) {
+				case "code":
+					r.errCode = scalarString(s)
+				case "message":
+					r.errMsg = s.str()
+				default:
+					s.skip()
+				}
+			})
+		case "usage":
+			r.usage = wireUsage{}
+			r.hasUsage = s.object(func(key []byte) { readUsage(s, key, &r.usage) })
+		default:
+			s.skip()
+		}
+	})
+}
+
+// internEvent returns the event types the decoder acts on as constants.
+func internEvent(b []byte) string {
+	switch string(b) {
+	case "response.output_text.delta":
+		return "response.output_text.delta"
+	case "response.function_call_arguments.delta":
+		return "response.function_call_arguments.delta"
+	case "response.reasoning_summary_text.delta":
+		return "response.reasoning_summary_text.delta"
+	case "response.reasoning_text.delta":
+		return "response.reasoning_text.delta"
+	case "response.output_item.added":
+		return "response.output_item.added"
+	case "response.output_item.done":
+		return "response.output_item.done"
+	}
+	return string(b)
+}

@@ -1,0 +1,230 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/internal/wire"
+	"github.com/reinhq/rein/llm"
+)
+
+// decoder turns the events of one stream into emitter calls. It ends the
+// stream itself (Finish or Fail) when the reply is complete or broken.
+type decoder interface {
+	// event handles one SSE event.
+	event(ev sse.Event)
+	// eof handles the end of the body; the stream must be ended after it.
+	eof()
+	// extra returns message-level data to attach to the final message.
+	extra() json.RawMessage
+}
+
+// call is everything one Stream call needs besides its decoder.
+type call struct {
+	cfg     *config
+	path    string
+	build   func(req *llm.Request, base string, cp Compat) ([]byte, error)
+	decoder func(e *llm.Emitter, cp Compat, provider string, secrets []string) decoder
+	// onError may improve a classified HTTP error, for hints.
+	onError func(e *llm.Error, cp Compat)
+}
+
+func providerName(req *llm.Request) string {
+	if req.Model.Provider != "" {
+		return req.Model.Provider
+	}
+	return "openai"
+}
+
+// stream performs one request and decodes its reply.
+func (c *call) stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+	return func(yield func(llm.Event, error) bool) {
+		var d decoder
+		stopped := false
+		e := llm.NewEmitter(func(ev llm.Event, err error) bool {
+			if ev.Final() && d != nil {
+				if x := d.extra(); len(x) > 0 {
+					ev.Message.Extra = x
+				}
+			}
+			if !yield(ev, err) {
+				stopped = true
+				return false
+			}
+			return true
+		}, req)
+		provider := providerName(req)
+		base := c.cfg.baseURL(req.Model.BaseURL)
+		cp := c.cfg.compat(base)
+
+		payload, err := c.build(req, base, cp)
+		if err != nil {
+			e.Fail(&llm.Error{Code: llm.CodeFormat, Provider: provider, Message: err.Error(), Err: err})
+			return
+		}
+		if len(req.Options.Extra) > 0 {
+			if payload, err = mergeExtra(payload, req.Options.Extra); err != nil {
+				e.Fail(&llm.Error{Code: llm.CodeFormat, Provider: provider, Message: err.Error(), Err: err})
+				return
+			}
+		}
+		if req.Options.OnPayload != nil {
+			if payload, err = req.Options.OnPayload(ctx, payload); err != nil {
+				e.Fail(err)
+				return
+			}
+		}
+		key, err := c.cfg.key(ctx, req.Options.APIKey)
+		if err != nil {
+			if ctx.Err() != nil {
+				e.Fail(wire.TransportError(ctx, err, provider))
+				return
+			}
+			e.Fail(&llm.Error{Code: llm.CodeAuth, Provider: provider, Message: "resolving the API key: " + wire.Redact(err.Error(), key), Err: err})
+			return
+		}
+
+		hreq, err := http.NewRequest(http.MethodPost, base+c.path, bytes.NewReader(payload))
+		if err != nil {
+			e.Fail(&llm.Error{Code: llm.CodeFormat, Provider: provider, Message: "invalid base URL " + base + ": " + err.Error(), Err: err})
+			return
+		}
+		setHeaders(hreq.Header, key, c.cfg.opts.Headers, req.Model.Headers, req.Options.Headers)
+
+		// The idle guard covers the wait for the response headers too.
+		hctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		idle := c.cfg.idle()
+		var headerTimer *time.Timer
+		if idle > 0 {
+			headerTimer = time.AfterFunc(idle, func() { cancel(wire.ErrIdle) })
+		}
+		resp, err := wire.Do(hctx, c.cfg.client(), hreq, provider, key)
+		if headerTimer != nil {
+			headerTimer.Stop()
+		}
+		if err != nil {
+			if ctx.Err() == nil && errors.Is(context.Cause(hctx), wire.ErrIdle) {
+				err = wire.TransportError(ctx, fmt.Errorf("waiting for response headers: %w (%s)", wire.ErrIdle, idle), provider, key)
+			}
+			var le *llm.Error
+			if c.onError != nil && errors.As(err, &le) {
+				c.onError(le, cp)
+			}
+			e.Fail(err)
+			return
+		}
+		body := wire.IdleTimeout(resp.Body, idle)
+		defer body.Close()
+
+		d = c.decoder(e, cp, provider, []string{key})
+		run(ctx, body, e, d, provider, key)
+		if !stopped {
+			drain(body)
+		}
+	}
+}
+
+// run feeds the events of body to d until the stream ends.
+func run(ctx context.Context, body io.Reader, e *llm.Emitter, d decoder, provider string, secrets ...string) {
+	r := sse.NewReader(body)
+	for !e.Ended() {
+		ev, err := r.Next()
+		if err == io.EOF {
+			d.eof()
+			return
+		}
+		if err != nil {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = fmt.Errorf("the stream was cut in the middle of an event: %w", err)
+			}
+			e.Fail(wire.TransportError(ctx, err, provider, secrets...))
+			return
+		}
+		d.event(ev)
+	}
+}
+
+// drainWait bounds how long a finished stream waits for the server to
+// close the body, so that the connection can be reused.
+const drainWait = 100 * time.Millisecond
+
+func drain(body io.ReadCloser) {
+	t := time.AfterFunc(drainWait, func() { body.Close() })
+	_, _ = io.CopyN(io.Discard, body, 64<<10)
+	t.Stop()
+}
+
+func setHeaders(h http.Header, key string, sets ...map[string]string) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if key != "" {
+		h.Set("Authorization", "Bearer "+key)
+	}
+	for _, m := range sets {
+		for k, v := range m {
+			h.Set(k, v)
+		}
+	}
+}
+
+// mergeExtra sets the top-level fields of extra over payload; a JSON null
+// deletes the field.
+func mergeExtra(payload []byte, extra map[string]json.RawMessage) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(payload, &m); err != nil {
+		return nil, fmt.Errorf("request payload is not a JSON object: %w", err)
+	}
+	for k, v := range extra {
+		t := bytes.TrimSpace(v)
+		if !json.Valid(t) {
+			return nil, fmt.Errorf("request Options.Extra[%q] is not valid JSON", k)
+		}
+		if string(t) == "null" {
+			delete(m, k)
+			continue
+		}
+		m[k] = t
+	}
+	return marshal(m)
+}
+
+// marshal encodes v without escaping <, > and &, as the APIs expect text
+// verbatim.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// streamError builds the error of a failure reported inside a stream.
+func streamError(provider string, status int, code, msg string, secrets ...string) *llm.Error {
+	text := strings.TrimSpace(code + " " + msg)
+	var c llm.ErrorCode
+	if status >= 400 && status < 600 {
+		c = llm.ClassifyHTTP(status, text)
+	} else {
+		c = llm.ClassifyText(text)
+	}
+	m := msg
+	if code != "" && !strings.Contains(msg, code) {
+		m = code + ": " + msg
+	}
+	if m == "" {
+		m = "the server reported an error without a message"
+	}
+	return &llm.Error{Code: c, Provider: provider, Message: wire.Redact(m, secrets...)}
+}
