@@ -36,15 +36,13 @@ type wPart struct {
 	extra json.RawMessage
 }
 
-var partKeys = []string{"text", "thought", "thoughtSignature", "inlineData", "functionCall", "functionResponse"}
-
 func (p wPart) MarshalJSON() ([]byte, error) {
 	type plain wPart
 	b, err := json.Marshal(plain(p))
 	if err != nil || len(p.extra) == 0 {
 		return b, err
 	}
-	return mergeExtra(b, p.extra, partKeys)
+	return mergeExtra(b, p.extra)
 }
 
 type blob struct {
@@ -65,7 +63,7 @@ func (c wCall) MarshalJSON() ([]byte, error) {
 	if err != nil || len(c.extra) == 0 {
 		return b, err
 	}
-	return mergeExtra(b, c.extra, []string{"name", "args", "id"})
+	return mergeExtra(b, c.extra)
 }
 
 type wResponse struct {
@@ -102,16 +100,19 @@ type genConfig struct {
 }
 
 // mergeExtra adds the members of the object extra to the object b,
-// skipping keys in known (which the modelled fields own). Keys are added
-// in sorted order so that the payload is deterministic.
-func mergeExtra(b, extra []byte, known []string) ([]byte, error) {
-	var m map[string]json.RawMessage
+// except those b already has (the modelled fields win). Keys are added in
+// sorted order so that the payload is deterministic.
+func mergeExtra(b, extra []byte) ([]byte, error) {
+	var m, have map[string]json.RawMessage
 	if err := json.Unmarshal(extra, &m); err != nil {
 		return nil, fmt.Errorf("content extra is not a JSON object: %w", err)
 	}
+	if err := json.Unmarshal(b, &have); err != nil {
+		return nil, err
+	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if !slices.Contains(known, k) {
+		if _, ok := have[k]; !ok {
 			keys = append(keys, k)
 		}
 	}

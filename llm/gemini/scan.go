@@ -30,7 +30,9 @@ type syntaxError struct {
 	off int
 }
 
-func (e *syntaxError) Error() string { return fmt.Sprintf("invalid JSON at offset %d: %s", e.off, e.msg) }
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("invalid JSON at offset %d: %s", e.off, e.msg)
+}
 
 func (s *scanner) reset(data []byte) {
 	s.data, s.pos, s.err, s.depth = data, 0, nil, 0
