@@ -1,0 +1,112 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// encoder turns entries into lines. It reuses one buffer, so a line it
+// returns is valid only until the next call.
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (e *encoder) line(v any) ([]byte, error) {
+	if e.enc == nil {
+		e.enc = json.NewEncoder(&e.buf)
+		e.enc.SetEscapeHTML(false)
+	}
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil { // Encode ends the line with '\n'
+		return nil, err
+	}
+	return e.buf.Bytes(), nil
+}
+
+// entryLine encodes e as one line ending in '\n'. An entry with Raw is
+// written as Raw, verbatim.
+func (e *encoder) entryLine(en *Entry) ([]byte, error) {
+	if len(en.Raw) > 0 {
+		e.buf.Reset()
+		e.buf.Write(en.Raw)
+		e.buf.WriteByte('\n')
+		return e.buf.Bytes(), nil
+	}
+	return e.line(en)
+}
+
+// DecodeEntry decodes one line of a session file (without its newline)
+// into an entry. It accepts every line this package writes and, for
+// compatibility, entries of unknown types (kept verbatim in Raw). It
+// returns an error, never panics, for anything that is not an entry: not
+// a JSON object, no type or id, a known type whose payload has the wrong
+// shape, a message entry without a message.
+func DecodeEntry(line []byte) (Entry, error) {
+	var e Entry
+	line = bytes.TrimRight(line, "\r")
+	if err := decodeEntry(line, &e); err != nil {
+		return Entry{}, err
+	}
+	return e, nil
+}
+
+// envelope is what every entry has, whatever its type.
+type envelope struct {
+	Type      EntryType `json:"type"`
+	ID        string    `json:"id"`
+	Parent    string    `json:"parent"`
+	Timestamp json.RawMessage
+}
+
+func decodeEntry(line []byte, e *Entry) error {
+	err := json.Unmarshal(line, e)
+	if err == nil && e.Type.Known() {
+		return checkEntry(e)
+	}
+	// An unknown type, or a payload that does not fit a known one: fall
+	// back to the envelope so that entries of newer types load.
+	var env envelope
+	if eerr := json.Unmarshal(line, &env); eerr != nil {
+		if err == nil {
+			err = eerr
+		}
+		return describe(err)
+	}
+	if env.Type.Known() {
+		return describe(err)
+	}
+	*e = Entry{Type: env.Type, ID: env.ID, Parent: env.Parent}
+	if len(env.Timestamp) > 0 {
+		_ = e.Timestamp.UnmarshalJSON(env.Timestamp) // a newer type's odd timestamp is not fatal
+	}
+	if e.Type == "" {
+		return errors.New(`the line has no "type"`)
+	}
+	if e.ID == "" {
+		return fmt.Errorf(`the %q entry has no "id"`, e.Type)
+	}
+	e.Raw = append(json.RawMessage(nil), line...)
+	return nil
+}
+
+// checkEntry enforces what later code relies on.
+func checkEntry(e *Entry) error {
+	if e.ID == "" {
+		return fmt.Errorf(`the %q entry has no "id"`, e.Type)
+	}
+	if e.Type == TypeMessage && e.Message == nil {
+		return errors.New(`the message entry has no "message"`)
+	}
+	return nil
+}
+
+// describe shortens a JSON error for an issue report.
+func describe(err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "json: ")
+	return errors.New(msg)
+}

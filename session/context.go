@@ -1,0 +1,194 @@
+package session
+
+import (
+	"github.com/reinhq/rein/llm"
+)
+
+// Context is the conversation at one leaf, ready for a model request
+// (pass Messages through llm.Sendable before sending).
+type Context struct {
+	// Leaf is the entry the context was built at.
+	Leaf string
+	// Messages are the messages on the path from the root to the leaf,
+	// with compaction and branch summaries in place (see BuildContext).
+	Messages []llm.Message
+	// EntryIDs[i] is the entry Messages[i] came from: a message entry, or
+	// the compaction or branch_summary entry of a summary message.
+	EntryIDs []string
+	// Provider and Model are from the last model_change on the path;
+	// empty when there is none.
+	Provider, Model string
+	// Thinking is from the last thinking_change on the path; empty when
+	// there is none.
+	Thinking llm.ThinkingLevel
+	// ActiveTools is from the last tools_change on the path; nil when
+	// there is none (the application's default applies), empty when no
+	// tool is active.
+	ActiveTools []string
+	// Compaction is the ID of the compaction in effect, if any.
+	Compaction string
+}
+
+// Framing of the summaries Context inserts as user messages.
+const (
+	CompactionPrefix = "The earlier part of this conversation was compacted to save space. This is a summary of it, not a message from the user:\n\n<summary>\n"
+	BranchPrefix     = "The conversation went down another branch and came back to this point. This is a summary of that branch, for reference; it is not a message from the user:\n\n<summary>\n"
+	SummarySuffix    = "\n</summary>"
+)
+
+// CompactionMessage is the user message that stands for a compaction.
+func CompactionMessage(e *Entry) llm.Message {
+	m := llm.UserText(CompactionPrefix + e.Summary + SummarySuffix)
+	m.Timestamp = e.Timestamp
+	return m
+}
+
+// BranchSummaryMessage is the user message that stands for a branch
+// summary.
+func BranchSummaryMessage(e *Entry) llm.Message {
+	m := llm.UserText(BranchPrefix + e.Summary + SummarySuffix)
+	m.Timestamp = e.Timestamp
+	return m
+}
+
+// BuildContext builds the conversation at leaf from entries (as ReadFile
+// returns them; a Session does the same with Context). It walks from the
+// leaf to the root and then, in order:
+//
+//   - with a compaction on the path (the last one counts): its summary
+//     first, as a user message framed as a summary (CompactionMessage),
+//     then the entries from its FirstKept up to the compaction (none if
+//     FirstKept is empty or not on the path), then the entries after it;
+//     earlier compactions inside the kept range are superseded and left
+//     out;
+//   - message entries give their message;
+//   - branch_summary entries give a user message framed as the summary of
+//     an abandoned branch, where they were created (BranchSummaryMessage);
+//   - model_change, thinking_change and tools_change entries anywhere on
+//     the path (compacted or not) set Provider/Model, Thinking and
+//     ActiveTools; the last one wins;
+//   - custom entries and entries of unknown types are skipped.
+//
+// A leaf that is not a tree entry of entries gives an empty context.
+func BuildContext(entries []Entry, leaf string) Context {
+	l := &log{index: make(map[string]int, len(entries))}
+	for i := range entries {
+		if _, dup := l.index[entries[i].ID]; !dup {
+			l.index[entries[i].ID] = i
+		}
+	}
+	l.entries = entries
+	return l.context(leaf)
+}
+
+// LastLeaf is the leaf a session file's entries leave: what Open
+// restores. It lets ReadFile users build the context a writer would see.
+func LastLeaf(entries []Entry) string {
+	l := &log{index: make(map[string]int, len(entries)), labels: map[string]string{}}
+	for i := range entries {
+		if _, dup := l.index[entries[i].ID]; dup {
+			continue
+		}
+		l.index[entries[i].ID] = i
+		l.entries = entries[:i+1]
+		l.apply(&entries[i], nil)
+	}
+	return l.leaf
+}
+
+// branch returns the tree entries from the root to id. Parents always
+// precede their children in the log, so the walk ends.
+func (l *log) branch(id string) []Entry {
+	var idx []int
+	for id != "" {
+		i, ok := l.index[id]
+		if !ok || len(idx) > len(l.entries) {
+			break
+		}
+		idx = append(idx, i)
+		id = l.entries[i].Parent
+	}
+	out := make([]Entry, len(idx))
+	for k, i := range idx {
+		out[len(idx)-1-k] = l.entries[i]
+	}
+	return out
+}
+
+func (l *log) context(leaf string) Context {
+	c := Context{Leaf: leaf}
+	if i, ok := l.index[leaf]; !ok || !l.entries[i].IsTree() {
+		c.Leaf = ""
+		return c
+	}
+	// Collect the path as indexes, leaf first.
+	var path []int
+	for id := leaf; id != ""; {
+		i, ok := l.index[id]
+		if !ok || len(path) > len(l.entries) {
+			break
+		}
+		path = append(path, i)
+		id = l.entries[i].Parent
+	}
+	// path is leaf→root; walk it root→leaf.
+	compaction, kept := -1, -1
+	for k := 0; k < len(path); k++ {
+		e := &l.entries[path[k]]
+		if e.Type == TypeCompaction && compaction < 0 {
+			compaction = k
+		}
+	}
+	n := 0
+	if compaction >= 0 {
+		ce := &l.entries[path[compaction]]
+		c.Compaction = ce.ID
+		for k := compaction + 1; k < len(path) && ce.FirstKept != ""; k++ {
+			if l.entries[path[k]].ID == ce.FirstKept {
+				kept = k
+				break
+			}
+		}
+		n = 1
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		if compaction < 0 || k < compaction || k <= kept {
+			if l.entries[path[k]].Type == TypeMessage || l.entries[path[k]].Type == TypeBranchSummary {
+				n++
+			}
+		}
+	}
+	c.Messages = make([]llm.Message, 0, n)
+	c.EntryIDs = make([]string, 0, n)
+	add := func(m llm.Message, id string) {
+		c.Messages = append(c.Messages, m)
+		c.EntryIDs = append(c.EntryIDs, id)
+	}
+	for k := len(path) - 1; k >= 0; k-- {
+		e := &l.entries[path[k]]
+		switch e.Type {
+		case TypeModelChange:
+			c.Provider, c.Model = e.Provider, e.Model
+		case TypeThinkingChange:
+			c.Thinking = e.Thinking
+		case TypeToolsChange:
+			c.ActiveTools = append(make([]string, 0, len(e.Tools)), e.Tools...)
+		}
+		if compaction >= 0 {
+			if k == compaction {
+				add(CompactionMessage(e), e.ID)
+				continue
+			}
+			if k > compaction && k > kept {
+				continue // summarised
+			}
+		}
+		switch e.Type {
+		case TypeMessage:
+			add(*e.Message, e.ID)
+		case TypeBranchSummary:
+			add(BranchSummaryMessage(e), e.ID)
+		}
+	}
+	return c
+}

@@ -1,0 +1,154 @@
+package session
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/reinhq/rein/llm"
+)
+
+// FormatVersion is the version of the file format this package writes.
+// It changes only for incompatible changes; new entry types and new
+// fields are additive and keep the version (see docs/session-format.md).
+const FormatVersion = 1
+
+// HeaderType is the "type" of a session file's first line.
+const HeaderType = "session"
+
+// Header is the first line of a session file.
+type Header struct {
+	// Type is always HeaderType.
+	Type    string    `json:"type"`
+	Version int       `json:"version"`
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+	// Cwd is the working directory the session was created for.
+	Cwd string `json:"cwd,omitempty"`
+	// Parent is the ID of the session this one was forked from.
+	Parent string `json:"parent,omitempty"`
+	// ParentPath is the file the parent session was read from when it was
+	// forked, as a hint for finding it; it may have moved since.
+	ParentPath string `json:"parent_path,omitempty"`
+}
+
+// EntryType names the kind of an entry.
+type EntryType string
+
+// Entry types. Tree entries (message, model_change, thinking_change,
+// tools_change, compaction, branch_summary, custom and entries of types
+// this version does not know) are nodes of the conversation tree: appending
+// one moves the leaf to it. Side entries (leaf, label, session_info) record
+// facts about the tree; they are never on a path and do not move the leaf
+// themselves (a leaf entry sets it to its Target).
+const (
+	TypeMessage        EntryType = "message"
+	TypeModelChange    EntryType = "model_change"
+	TypeThinkingChange EntryType = "thinking_change"
+	TypeToolsChange    EntryType = "tools_change"
+	TypeCompaction     EntryType = "compaction"
+	TypeBranchSummary  EntryType = "branch_summary"
+	TypeLeaf           EntryType = "leaf"
+	TypeLabel          EntryType = "label"
+	TypeSessionInfo    EntryType = "session_info"
+	TypeCustom         EntryType = "custom"
+)
+
+// Known reports whether this version of the package understands t.
+func (t EntryType) Known() bool {
+	switch t {
+	case TypeMessage, TypeModelChange, TypeThinkingChange, TypeToolsChange, TypeCompaction,
+		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom:
+		return true
+	}
+	return false
+}
+
+// Side reports whether entries of type t are side entries: facts about
+// the tree that are never part of a path (leaf, label, session_info).
+func (t EntryType) Side() bool {
+	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo
+}
+
+// Entry is one line of a session file after the header. Type says which
+// payload fields are meaningful:
+//
+//   - message:          Message
+//   - model_change:     Provider, Model
+//   - thinking_change:  Thinking
+//   - tools_change:     Tools (the complete list of active tool names)
+//   - compaction:       Summary, FirstKept, TokensBefore, FilesRead, FilesModified
+//   - branch_summary:   From, Summary
+//   - leaf:             Target ("" = before the first entry)
+//   - label:            Target, Label ("" clears the label)
+//   - session_info:     Name
+//   - custom:           Kind, Data
+//
+// An entry of a type this version does not know keeps its line verbatim
+// in Raw, with Type, ID, Parent and Timestamp decoded from it; it is
+// written back byte for byte when the session is forked and is skipped
+// when the context is built.
+//
+// Entries returned by a Session share Message with the session's own
+// copy: treat them as read-only (use llm.Message.Clone to change one).
+type Entry struct {
+	Type EntryType `json:"type"`
+	// ID is short random hex, unique in the file.
+	ID string `json:"id"`
+	// Parent is the ID of the entry this one follows; "" for a root.
+	// For side entries it records where the leaf was when they were made.
+	Parent    string    `json:"parent,omitempty"`
+	Timestamp time.Time `json:"timestamp"`
+
+	// Message is the payload of a message entry.
+	Message *llm.Message `json:"message,omitempty"`
+
+	// Provider and Model are the payload of a model_change entry.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+
+	// Thinking is the payload of a thinking_change entry.
+	Thinking llm.ThinkingLevel `json:"thinking,omitempty"`
+
+	// Tools is the payload of a tools_change entry: every active tool
+	// name. An empty list means no tools are active.
+	Tools []string `json:"tools,omitzero"`
+
+	// Summary is the text of a compaction or branch_summary entry.
+	Summary string `json:"summary,omitempty"`
+	// FirstKept is the ID of the first entry on the path that a compaction
+	// keeps verbatim; entries before it are represented by Summary.
+	FirstKept string `json:"first_kept,omitempty"`
+	// TokensBefore is the size of the context before the compaction.
+	TokensBefore int `json:"tokens_before,omitempty"`
+	// FilesRead and FilesModified are the files the compacted part of the
+	// conversation read and changed, carried forward by later compactions.
+	// They are metadata and are not shown to the model by Context.
+	FilesRead     []string `json:"files_read,omitempty"`
+	FilesModified []string `json:"files_modified,omitempty"`
+
+	// From is the leaf of the branch a branch_summary summarises.
+	From string `json:"from,omitempty"`
+
+	// Target is the entry a leaf or label entry refers to.
+	Target string `json:"target,omitempty"`
+	// Label is the payload of a label entry.
+	Label string `json:"label,omitempty"`
+
+	// Name is the payload of a session_info entry: the session's name.
+	Name string `json:"name,omitempty"`
+
+	// Kind and Data are the payload of a custom entry. Kind names the
+	// application-defined kind; Data is any JSON value.
+	Kind string          `json:"kind,omitempty"`
+	Data json.RawMessage `json:"data,omitempty"`
+
+	// Raw holds the original line (without its newline) of an entry this
+	// version could not represent fully: an unknown type, or a known type
+	// with fields this version does not know. It is written back verbatim
+	// on fork. It is nil for entries this version wrote itself.
+	Raw json.RawMessage `json:"-"`
+}
+
+// IsTree reports whether e is a node of the conversation tree (see the
+// entry types), as opposed to a side entry.
+func (e *Entry) IsTree() bool { return !e.Type.Side() }

@@ -1,0 +1,388 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// IssueKind classifies what loading a session file set aside or changed.
+type IssueKind string
+
+// Issue kinds.
+const (
+	// IssueTornLine: the file ended in an incomplete line (a write cut by
+	// a crash). It is not an entry. Open moves it to a sidecar file and
+	// truncates the file before the line; ReadFile only reports it.
+	IssueTornLine IssueKind = "torn_line"
+	// IssueCorruptLine: a complete line that is not a valid entry. It
+	// stays in the file and is skipped.
+	IssueCorruptLine IssueKind = "corrupt_line"
+	// IssueDuplicateID: an entry reuses the ID of an earlier one; the
+	// later entry is skipped.
+	IssueDuplicateID IssueKind = "duplicate_id"
+	// IssueReparented: an entry's parent is missing (usually because the
+	// parent's line is corrupt); the entry was attached to the nearest
+	// known ancestor so that it and its descendants stay reachable.
+	IssueReparented IssueKind = "reparented"
+	// IssueBadTarget: a leaf entry names an entry that does not exist;
+	// it is ignored.
+	IssueBadTarget IssueKind = "bad_target"
+	// IssueMissingNewline: the last line is a complete entry without its
+	// newline (an edited file). It is kept; Open adds the newline.
+	IssueMissingNewline IssueKind = "missing_newline"
+	// IssueNewerVersion: the header names a newer format version. ReadFile
+	// reads what it can; Open refuses to write to such a file.
+	IssueNewerVersion IssueKind = "newer_version"
+)
+
+// LoadIssue is one thing loading set aside or changed.
+type LoadIssue struct {
+	Kind IssueKind
+	// Line is the 1-based line number in the file (the header is line 1).
+	Line int
+	// Offset is the byte offset where the line starts.
+	Offset int64
+	// ID is the entry concerned, when known.
+	ID string
+	// Detail says what was wrong and what was done about it.
+	Detail string
+	// Sidecar is the file a torn line was moved to by Open.
+	Sidecar string
+}
+
+func (i LoadIssue) String() string {
+	s := fmt.Sprintf("line %d: %s: %s", i.Line, i.Kind, i.Detail)
+	if i.Sidecar != "" {
+		s += " (saved to " + i.Sidecar + ")"
+	}
+	return s
+}
+
+// log is a loaded session file: the state every Session and ReadFile
+// share.
+type log struct {
+	header  Header
+	entries []Entry
+	index   map[string]int
+	labels  map[string]string
+	name    string
+	leaf    string
+	issues  []LoadIssue
+	// reparented maps an entry ID to the parent its line names, for
+	// entries whose parent was replaced because it was missing.
+	reparented map[string]string
+
+	// size is the offset just after the last complete line.
+	size int64
+	// torn: the file ends in an incomplete line, from size to the end
+	// (already reported).
+	torn bool
+	// noNewline: the last entry was accepted without its newline.
+	noNewline bool
+}
+
+// ghost is what a corrupt line could still tell: its ID and parent,
+// salvaged best-effort, and the tree entry before it in the file.
+type ghost struct {
+	parent string
+	before string
+}
+
+// loader holds the state of one pass over a file.
+type loader struct {
+	l        *log
+	ghosts   map[string]ghost
+	lastTree string // the last tree entry loaded
+	// lastCorrupt is the tree entry before the most recent corrupt line.
+	lastCorrupt  string
+	sawCorrupt   bool
+	lineNo       int
+	off          int64 // bytes read so far
+	start        int64 // where the current line starts
+	headerLoaded bool
+}
+
+// maxLine bounds one line; longer lines are reported as corrupt without
+// being held in memory.
+const maxLine = 256 << 20
+
+// readLog reads a whole session file. It fails only if r fails or the
+// file has no valid header; everything else is an issue.
+func readLog(r io.Reader, path string) (*log, error) {
+	l := &log{index: make(map[string]int), labels: make(map[string]string)}
+	ld := &loader{l: l}
+	br := bufio.NewReaderSize(r, 256<<10)
+	var long []byte // the start of a line longer than the buffer
+	tooLong := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if !tooLong && len(long)+len(chunk) > maxLine {
+				tooLong, long = true, nil
+			} else if !tooLong {
+				long = append(long, chunk...)
+			}
+			ld.off += int64(len(chunk))
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		start := ld.start
+		ld.off += int64(len(chunk))
+		ld.start = ld.off
+		line := chunk
+		if long != nil {
+			line = append(long, chunk...)
+			long = nil
+		}
+		complete := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
+		switch {
+		case tooLong && complete:
+			ld.lineNo++
+			if !ld.headerLoaded {
+				return nil, &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
+			}
+			ld.corrupt(nil, start, fmt.Errorf("the line is longer than %d bytes", maxLine))
+			l.size = ld.off
+		case tooLong:
+			ld.lineNo++
+			l.torn = true
+			l.issues = append(l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: start,
+				Detail: fmt.Sprintf("the last line is incomplete and longer than %d bytes; it is not an entry", maxLine)})
+		case complete:
+			ld.lineNo++
+			if ferr := ld.line(line[:len(line)-1], start, path); ferr != nil {
+				return nil, ferr
+			}
+			l.size = ld.off
+		case len(line) > 0:
+			if ferr := ld.tail(line, start, path); ferr != nil {
+				return nil, ferr
+			}
+		}
+		tooLong = false
+		if err != nil {
+			break
+		}
+	}
+	if !ld.headerLoaded {
+		return nil, &FormatError{Path: path, Detail: "the file is empty: it holds no session header", Err: ErrNotSession}
+	}
+	return l, nil
+}
+
+// tail handles bytes after the last newline.
+func (ld *loader) tail(b []byte, start int64, path string) error {
+	ld.lineNo++
+	if !ld.headerLoaded {
+		if _, err := decodeHeader(b, path); err == nil {
+			// A complete header that lacks its newline.
+			ld.l.noNewline = true
+			ld.l.size = start + int64(len(b))
+			return ld.line(b, start, path)
+		}
+		return &FormatError{Path: path, Line: 1, Detail: "the header line is incomplete: the session was never fully created", Err: ErrNotSession}
+	}
+	var e Entry
+	if len(bytes.TrimSpace(b)) > 0 && decodeEntry(bytes.TrimRight(b, "\r"), &e) == nil {
+		ld.l.noNewline = true
+		ld.l.size = start + int64(len(b))
+		ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueMissingNewline, Line: ld.lineNo, Offset: start, ID: e.ID,
+			Detail: "the last entry has no newline; it is kept and the newline is added before the next write"})
+		ld.add(e, start)
+		return nil
+	}
+	ld.l.torn = true
+	ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: start,
+		Detail: fmt.Sprintf("the last line is incomplete (%d bytes without a newline, likely a write cut by a crash); it is not an entry", len(b))})
+	return nil
+}
+
+func decodeHeader(b []byte, path string) (Header, error) {
+	var h Header
+	if err := json.Unmarshal(bytes.TrimRight(b, "\r"), &h); err != nil || h.Type != HeaderType {
+		return h, &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
+	}
+	if h.Version < 1 {
+		return h, &FormatError{Path: path, Line: 1, Detail: fmt.Sprintf("the header has no valid version (%d)", h.Version), Err: ErrNotSession}
+	}
+	return h, nil
+}
+
+// line handles one complete line (without its newline).
+func (ld *loader) line(b []byte, start int64, path string) error {
+	l := ld.l
+	if !ld.headerLoaded {
+		h, err := decodeHeader(b, path)
+		if err != nil {
+			return err
+		}
+		l.header, ld.headerLoaded = h, true
+		if h.Version > FormatVersion {
+			l.issues = append(l.issues, LoadIssue{Kind: IssueNewerVersion, Line: ld.lineNo, Offset: start,
+				Detail: fmt.Sprintf("written by format version %d; this program knows version %d and reads it best-effort", h.Version, FormatVersion)})
+		}
+		return nil
+	}
+	b = bytes.TrimRight(b, "\r")
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil // blank lines carry nothing
+	}
+	var e Entry
+	if err := decodeEntry(b, &e); err != nil {
+		ld.corrupt(b, start, err)
+		return nil
+	}
+	ld.add(e, start)
+	return nil
+}
+
+func (ld *loader) corrupt(b []byte, start int64, err error) {
+	ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueCorruptLine, Line: ld.lineNo, Offset: start,
+		Detail: "not a valid entry, skipped: " + err.Error()})
+	ld.lastCorrupt, ld.sawCorrupt = ld.lastTree, true
+	if id, parent := salvage(b); id != "" {
+		if ld.ghosts == nil {
+			ld.ghosts = make(map[string]ghost)
+		}
+		ld.ghosts[id] = ghost{parent: parent, before: ld.lastTree}
+		ld.l.issues[len(ld.l.issues)-1].ID = id
+	}
+}
+
+// add indexes a decoded entry.
+func (ld *loader) add(e Entry, start int64) {
+	l := ld.l
+	if _, dup := l.index[e.ID]; dup {
+		l.issues = append(l.issues, LoadIssue{Kind: IssueDuplicateID, Line: ld.lineNo, Offset: start, ID: e.ID,
+			Detail: "an earlier entry has the same id; this one is skipped"})
+		return
+	}
+	if e.IsTree() && e.Parent != "" {
+		if i, ok := l.index[e.Parent]; !ok || !l.entries[i].IsTree() {
+			orig := e.Parent
+			e.Parent = ld.ancestor(orig)
+			if l.reparented == nil {
+				l.reparented = make(map[string]string)
+			}
+			l.reparented[e.ID] = orig
+			to := "the root"
+			if e.Parent != "" {
+				to = "entry " + e.Parent
+			}
+			l.issues = append(l.issues, LoadIssue{Kind: IssueReparented, Line: ld.lineNo, Offset: start, ID: e.ID,
+				Detail: fmt.Sprintf("its parent %s is missing; attached to %s, the nearest known ancestor", orig, to)})
+		}
+	}
+	l.index[e.ID] = len(l.entries)
+	l.entries = append(l.entries, e)
+	l.apply(&l.entries[len(l.entries)-1], func(target string) {
+		l.issues = append(l.issues, LoadIssue{Kind: IssueBadTarget, Line: ld.lineNo, Offset: start, ID: e.ID,
+			Detail: fmt.Sprintf("the leaf entry names %s, which is not a tree entry of this file; ignored", target)})
+	})
+	if e.IsTree() {
+		ld.lastTree = e.ID
+	}
+}
+
+// ancestor picks the parent for an entry whose parent p is missing: if p
+// was salvaged from a corrupt line, that line's own parent (when known)
+// or else the tree entry just before that line; otherwise the tree entry
+// just before the most recent corrupt line, or, without one, the tree
+// entry just before this entry.
+func (ld *loader) ancestor(p string) string {
+	seen := 0
+	for {
+		g, ok := ld.ghosts[p]
+		if !ok {
+			break
+		}
+		if i, known := ld.l.index[g.parent]; known && ld.l.entries[i].IsTree() {
+			return g.parent
+		}
+		if _, again := ld.ghosts[g.parent]; !again || seen > len(ld.ghosts) {
+			return g.before
+		}
+		p = g.parent
+		seen++
+	}
+	if ld.sawCorrupt {
+		return ld.lastCorrupt
+	}
+	return ld.lastTree
+}
+
+// apply updates the derived state (leaf, labels, name) for an entry that
+// was just added. bad is called when a leaf entry's target is unusable.
+func (l *log) apply(e *Entry, bad func(target string)) {
+	switch {
+	case e.Type == TypeLeaf:
+		if e.Target == "" {
+			l.leaf = ""
+			return
+		}
+		if i, ok := l.index[e.Target]; ok && l.entries[i].IsTree() {
+			l.leaf = e.Target
+			return
+		}
+		if bad != nil {
+			bad(e.Target)
+		}
+	case e.Type == TypeLabel:
+		if e.Label == "" {
+			delete(l.labels, e.Target)
+		} else {
+			l.labels[e.Target] = e.Label
+		}
+	case e.Type == TypeSessionInfo:
+		l.name = e.Name
+	default:
+		l.leaf = e.ID
+	}
+}
+
+// salvage finds the id and parent of a damaged line, best-effort: the
+// first "id" and "parent" string fields, provided they come before any
+// message payload (where tool calls have ids of their own).
+func salvage(b []byte) (id, parent string) {
+	if i := bytes.Index(b, []byte(`"message"`)); i >= 0 {
+		b = b[:i]
+	}
+	return stringField(b, `"id":"`), stringField(b, `"parent":"`)
+}
+
+func stringField(b []byte, key string) string {
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return ""
+	}
+	rest := b[i+len(key):]
+	j := bytes.IndexByte(rest, '"')
+	if j <= 0 || j > 64 || bytes.IndexByte(rest[:j], '\\') >= 0 {
+		return ""
+	}
+	return string(rest[:j])
+}
+
+// ReadFile loads a session file read-only, without taking its lock and
+// without changing it: no repair, the torn last line is only reported.
+// It fails only when the file cannot be read or has no valid header
+// (ErrNotSession); everything else it set aside is in the issues.
+func ReadFile(path string) (Header, []Entry, []LoadIssue, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	defer f.Close()
+	l, err := readLog(f, path)
+	if err != nil {
+		return Header{}, nil, nil, err
+	}
+	return l.header, l.entries, l.issues, nil
+}

@@ -1,0 +1,78 @@
+package session
+
+import (
+	"github.com/reinhq/rein/llm"
+)
+
+// InterruptedText is the text of the synthetic error result Open gives a
+// tool call that never got one.
+const InterruptedText = "interrupted: the process ended before this tool call finished; its effects, if any, are unknown"
+
+// Repair is one synthetic tool result appended when a session was opened.
+type Repair struct {
+	// Entry is the new tool_result entry.
+	Entry string
+	// Assistant is the entry of the assistant message that made the call.
+	Assistant string
+	// CallID and ToolName identify the call.
+	CallID   string
+	ToolName string
+}
+
+// repair answers the tool calls the process died in. It looks at the
+// tail of the active branch: the last assistant message, if only tool
+// results (and non-message entries) follow it. Each of its calls without
+// a result among them gets an error result with InterruptedText, in the
+// order the model made the calls, appended durably under the leaf, so the
+// next request is well-formed. Calls left unanswered deeper in the
+// branch (followed by a user message) cannot be answered in place in an
+// append-only log; llm.Sendable answers them in the request.
+func (s *Session) repair() error {
+	l := s.log
+	answered := map[string]bool{}
+	var asst *Entry
+	for id := l.leaf; id != ""; {
+		i, ok := l.index[id]
+		if !ok {
+			break
+		}
+		e := &l.entries[i]
+		id = e.Parent
+		if e.Type != TypeMessage {
+			continue
+		}
+		if e.Message.Role == llm.RoleToolResult {
+			answered[e.Message.ToolCallID] = true
+			continue
+		}
+		if e.Message.Role == llm.RoleAssistant {
+			asst = e
+		}
+		break
+	}
+	if asst == nil || asst.Message.Failed() {
+		// A failed reply is left out of requests with its results.
+		return nil
+	}
+	asstID := asst.ID
+	var todo []llm.Content
+	for _, c := range asst.Message.ToolCalls() {
+		if !answered[c.ID] {
+			todo = append(todo, c)
+			answered[c.ID] = true
+		}
+	}
+	for _, c := range todo {
+		m := llm.ToolResult(c.ID, c.Name, true, llm.Text(InterruptedText))
+		m.Timestamp = s.opts.now().UTC()
+		e := Entry{Type: TypeMessage, Message: &m}
+		if err := s.fill(&e); err != nil {
+			return err
+		}
+		if err := s.appendLine(&e); err != nil {
+			return err
+		}
+		s.repairs = append(s.repairs, Repair{Entry: e.ID, Assistant: asstID, CallID: c.ID, ToolName: c.Name})
+	}
+	return nil
+}
