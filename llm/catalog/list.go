@@ -1,0 +1,60 @@
+package catalog
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reinhq/rein/llm"
+)
+
+// WriteTable prints models as an aligned table, one model per line: its
+// reference, context window, maximum output, prices per million tokens
+// (input, output, cache read, cache write), and whether it reasons and
+// takes images. It is what `rein models` prints.
+func WriteTable(w io.Writer, models []llm.Model) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tCONTEXT\tMAX OUT\t$IN/M\t$OUT/M\t$CACHE R/M\t$CACHE W/M\tREASONING\tIMAGES\t")
+	for _, m := range models {
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			m.Provider, m.ID, tokens(m.ContextWindow), tokens(m.MaxOutput),
+			price(m.Price.Input), price(m.Price.Output), price(m.Price.CacheRead), price(m.Price.CacheWrite),
+			yes(m.Reasoning), yes(m.AcceptsImages()))
+	}
+	return tw.Flush()
+}
+
+// tokens renders a token count compactly: 1M, 1.05M, 200K, 16384.
+func tokens(n int) string {
+	switch {
+	case n <= 0:
+		return "-"
+	case n >= 1_000_000 && n%10_000 == 0:
+		return trimFloat(float64(n)/1e6) + "M"
+	case n >= 1000 && n%1000 == 0:
+		return strconv.Itoa(n/1000) + "K"
+	}
+	return strconv.Itoa(n)
+}
+
+func price(p float64) string {
+	if p == 0 {
+		return "-"
+	}
+	return trimFloat(p)
+}
+
+func trimFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'f', 3, 64)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "-"
+}
