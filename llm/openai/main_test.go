@@ -4,14 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
 
 	"github.com/reinhq/rein/llm"
@@ -132,7 +136,9 @@ func drainStream(t testing.TB, p llm.Provider, ctx context.Context, req *llm.Req
 			t.Errorf("error %v on a %s event", err, ev.Type)
 		}
 		r.events = append(r.events, ev)
-		acc.Add(ev)
+		if !ev.Final() {
+			acc.Add(ev)
+		}
 		if ev.Final() {
 			finals++
 			if ev.Message == nil {
@@ -148,7 +154,50 @@ func drainStream(t testing.TB, p llm.Provider, ctx context.Context, req *llm.Req
 	if finals != 1 {
 		t.Fatalf("%d final events, want exactly 1", finals)
 	}
+	if err := checkBlocks(r.events); err != nil {
+		t.Error(err)
+	}
+	built := acc.Message()
+	if diff := cmp.Diff(r.final.Content, built.Content, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("the events build other content than the final message (-final +built):\n%s", diff)
+	}
 	return r
+}
+
+// checkBlocks verifies the block structure of a stream: blocks are opened
+// in index order, deltas and ends refer to an open block of their kind,
+// and every block is closed before the final event.
+func checkBlocks(events []llm.Event) error {
+	type block struct {
+		kind string
+		open bool
+	}
+	var blocks []block
+	kindOf := func(t llm.EventType) string { return strings.SplitN(string(t), "_", 2)[0] }
+	for n, ev := range events {
+		switch ev.Type {
+		case llm.EventTextStart, llm.EventThinkingStart, llm.EventToolCallStart:
+			if ev.Index != len(blocks) {
+				return fmt.Errorf("event %d: %s opens block %d, want %d", n, ev.Type, ev.Index, len(blocks))
+			}
+			blocks = append(blocks, block{kindOf(ev.Type), true})
+		case llm.EventTextDelta, llm.EventThinkingDelta, llm.EventToolCallDelta,
+			llm.EventTextEnd, llm.EventThinkingEnd, llm.EventToolCallEnd:
+			if ev.Index < 0 || ev.Index >= len(blocks) || !blocks[ev.Index].open || blocks[ev.Index].kind != kindOf(ev.Type) {
+				return fmt.Errorf("event %d: %s for block %d, which is not an open %s block", n, ev.Type, ev.Index, kindOf(ev.Type))
+			}
+			if strings.HasSuffix(string(ev.Type), "_end") {
+				blocks[ev.Index].open = false
+			}
+		case llm.EventDone, llm.EventError:
+			for i, b := range blocks {
+				if b.open {
+					return fmt.Errorf("block %d still open at the final event", i)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 func chatProvider(s *server, cp Compat) *Chat {
@@ -161,4 +210,3 @@ func respProvider(s *server, cp Compat) *Responses {
 
 // openaiCompat forces api.openai.com behaviour on the loopback server.
 var openaiCompat = Compat{MaxTokensField: "max_completion_tokens"}
-

@@ -143,19 +143,18 @@ func (d *respDecoder) event(sev sse.Event) {
 			d.itemDone()
 		}
 	case "response.output_text.delta", "response.refusal.delta":
-		it := d.find(kindMessage)
-		if d.open(it) {
+		if it := d.target(kindMessage); it != nil && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.delta)
 		}
 	case "response.output_text.done", "response.refusal.done":
-		if it := d.find(kindMessage); !it.streamed && d.open(it) {
+		if it := d.target(kindMessage); it != nil && !it.streamed && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.text)
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		it := d.find(kindReasoning)
-		if !d.open(it) {
+		it := d.target(kindReasoning)
+		if it == nil || !d.open(it) {
 			return
 		}
 		if it.streamed && ev.summaryIndex != it.part {
@@ -166,13 +165,12 @@ func (d *respDecoder) event(sev sse.Event) {
 		it.part, it.streamed = ev.summaryIndex, true
 		d.e.Delta(it.block, ev.delta)
 	case "response.function_call_arguments.delta":
-		it := d.find(kindCall)
-		if d.open(it) {
+		if it := d.target(kindCall); it != nil && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.delta)
 		}
 	case "response.function_call_arguments.done":
-		if it := d.find(kindCall); !it.streamed && d.open(it) {
+		if it := d.target(kindCall); it != nil && !it.streamed && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.arguments)
 		}
@@ -207,6 +205,16 @@ func (d *respDecoder) find(kind itemKind) *respItemState {
 	}
 	d.items = append(d.items, respItemState{index: idx, id: ev.itemID, kind: kind, block: -1})
 	return &d.items[len(d.items)-1]
+}
+
+// target returns the item a delta event refers to, or nil when that item
+// is of another kind or already finished.
+func (d *respDecoder) target(kind itemKind) *respItemState {
+	it := d.find(kind)
+	if it.kind != kind || it.done {
+		return nil
+	}
+	return it
 }
 
 // open makes sure the item has an open content block.
@@ -323,7 +331,11 @@ func (d *respDecoder) itemDone() {
 		if !d.open(it) {
 			return
 		}
-		if !it.streamed && item.summary != "" && !d.e.Delta(it.block, item.summary) {
+		text := item.summary
+		if text == "" {
+			text = item.text // raw reasoning content
+		}
+		if !it.streamed && text != "" && !d.e.Delta(it.block, text) {
 			return
 		}
 		d.setItemExtra(it, nil)
