@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"encoding/json"
+
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
 )
@@ -73,4 +75,54 @@ type Event struct {
 	Err         error
 	Messages    []llm.Message
 	Usage       llm.Usage
+}
+
+// eventJSON is the wire form of an Event, as written by `rein run
+// --output stream-json` and other event consumers.
+type eventJSON struct {
+	Type        EventType     `json:"type"`
+	Turn        int           `json:"turn,omitempty"`
+	Message     *llm.Message  `json:"message,omitempty"`
+	Delta       *llm.Event    `json:"delta,omitempty"`
+	Call        *llm.Content  `json:"call,omitempty"`
+	Result      *resultJSON   `json:"result,omitempty"`
+	ToolResults []llm.Message `json:"tool_results,omitempty"`
+	Stop        StopReason    `json:"stop,omitempty"`
+	Detail      string        `json:"detail,omitempty"`
+	Error       string        `json:"error,omitempty"`
+	ErrorCode   llm.ErrorCode `json:"error_code,omitempty"`
+	Usage       *llm.Usage    `json:"usage,omitempty"`
+}
+
+type resultJSON struct {
+	Content []llm.Content `json:"content"`
+	IsError bool          `json:"is_error,omitempty"`
+	Stop    string        `json:"stop,omitempty"`
+	Notes   []string      `json:"notes,omitempty"`
+}
+
+// MarshalJSON writes the event as one self-contained JSON object.
+// message_update events carry only their delta, not the partial message,
+// so that a stream of events stays linear in the size of the reply; the
+// agent_end event carries the usage but not the messages, which were all
+// reported by their own message_end events.
+func (e Event) MarshalJSON() ([]byte, error) {
+	j := eventJSON{Type: e.Type, Turn: e.Turn, Call: e.Call, ToolResults: e.ToolResults, Stop: e.Stop, Detail: e.Detail}
+	switch e.Type {
+	case EventMessageUpdate:
+		j.Delta = e.Delta
+	case EventAgentEnd:
+		u := e.Usage
+		j.Usage = &u
+	default:
+		j.Message = e.Message
+	}
+	if e.Result != nil {
+		j.Result = &resultJSON{Content: e.Result.Content, IsError: e.Result.IsError, Stop: e.Result.Stop, Notes: e.Result.Notes}
+	}
+	if e.Err != nil {
+		j.Error = e.Err.Error()
+		j.ErrorCode = llm.CodeOf(e.Err)
+	}
+	return json.Marshal(j)
 }
