@@ -1,0 +1,174 @@
+package harness
+
+import (
+	"context"
+	"time"
+
+	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/tool"
+)
+
+// SystemFunc builds the system prompt of one turn from the turn's
+// snapshot. It is called once per snapshot (at the start of a prompt and
+// at every save point) on the run's goroutine.
+type SystemFunc func(ctx context.Context, s Snapshot) ([]llm.SystemPart, error)
+
+// Options configure New. Provider and Model are required.
+type Options struct {
+	Provider llm.Provider
+	Model    llm.Model
+	// System is the static system prompt; SystemFunc, when set, is used
+	// instead.
+	System     []llm.SystemPart
+	SystemFunc SystemFunc
+	// Tools is every tool the harness may offer; ActiveTools narrows it
+	// (tool or toolset names, see tool.Registry.Select); nil means all.
+	Tools       *tool.Registry
+	ActiveTools []string
+	Thinking    llm.ThinkingLevel
+	// StreamOptions are the request options of every turn (headers,
+	// metadata, session id, provider extras, payload callback).
+	StreamOptions llm.Options
+
+	// Middleware wraps every tool call (guards, permissions). The chain is,
+	// outermost first: the hooks' tool middleware (tool_call, tool_result),
+	// Middleware in order, tool.Limit(Limit), tool.Timeout(ToolTimeout),
+	// the tool.
+	Middleware []tool.Middleware
+	// Limit configures the output limit; a zero ContextWindow takes the
+	// window of the turn's model.
+	Limit tool.LimitOptions
+	// ToolTimeout bounds a tool call that sets no timeout of its own; zero
+	// means tool.DefaultTimeout.
+	ToolTimeout time.Duration
+
+	// Store is the session log; nil means a fresh in-memory store.
+	Store Store
+	// Hooks are the hook handlers; nil means none. Handlers may be added
+	// and removed at any time.
+	Hooks *hook.Hooks
+	// Stop is the stop policy.
+	Stop StopPolicy
+	// SteeringMode and FollowUpMode set how queued messages are delivered;
+	// empty means QueueOneAtATime.
+	SteeringMode, FollowUpMode QueueMode
+	// Clock stamps messages and in-memory entries; nil means time.Now.
+	Clock func() time.Time
+}
+
+// QueueMode says how many queued messages one drain delivers.
+type QueueMode string
+
+// Queue modes.
+const (
+	// QueueOneAtATime delivers the oldest queued message per safe point.
+	QueueOneAtATime QueueMode = "one-at-a-time"
+	// QueueAll delivers every queued message at once.
+	QueueAll QueueMode = "all"
+)
+
+func (m QueueMode) valid() bool { return m == "" || m == QueueOneAtATime || m == QueueAll }
+
+// StopMode says what ends a run successfully.
+type StopMode string
+
+// Stop modes.
+const (
+	// Interactive: the model's final answer ends the run.
+	Interactive StopMode = "interactive"
+	// Strict: the run ends successfully only when the model calls the
+	// work_complete tool, which the harness adds. A final answer without
+	// it is answered with a reminder, at most MaxReminders times; then the
+	// run ends with StopWorkIncomplete.
+	Strict StopMode = "strict"
+)
+
+// StopPolicy decides when a run ends, beyond the model's own answer.
+type StopPolicy struct {
+	// Mode is Interactive (the default) or Strict.
+	Mode StopMode
+	// MaxTurns caps the turns of one run; zero means agent.DefaultMaxTurns,
+	// negative means no cap.
+	MaxTurns int
+	// MaxNudges bounds the nudges after empty replies (see agent.Config).
+	MaxNudges int
+	// MaxReminders bounds the work_complete reminders of strict mode; zero
+	// means DefaultMaxReminders, negative means none.
+	MaxReminders int
+	// Reminder is the reminder's text; empty means DefaultReminder.
+	Reminder string
+	// StallTurns ends the run with StopStalled after this many consecutive
+	// turns without progress (see docs/harness.md); zero means
+	// DefaultStallTurns, negative disables stall detection.
+	StallTurns int
+}
+
+// Defaults of the stop policy.
+const (
+	DefaultMaxReminders = 2
+	DefaultStallTurns   = 3
+	DefaultReminder     = "You have not called the work_complete tool. If the task is finished and verified, call work_complete with a short summary; otherwise keep working."
+	// DefaultStopBlock is sent to the model when an agent_stop hook
+	// blocks without a message.
+	DefaultStopBlock = "Do not stop yet: the task is not finished. Continue."
+)
+
+func (p StopPolicy) maxReminders() int {
+	switch {
+	case p.MaxReminders == 0:
+		return DefaultMaxReminders
+	case p.MaxReminders < 0:
+		return 0
+	}
+	return p.MaxReminders
+}
+
+func (p StopPolicy) stallTurns() int {
+	switch {
+	case p.StallTurns == 0:
+		return DefaultStallTurns
+	case p.StallTurns < 0:
+		return 0
+	}
+	return p.StallTurns
+}
+
+func (p StopPolicy) reminder() string {
+	if p.Reminder != "" {
+		return p.Reminder
+	}
+	return DefaultReminder
+}
+
+// StopReason says why a run ended: the loop's reasons (see agent) and the
+// harness's own.
+type StopReason = agent.StopReason
+
+// Stop reasons.
+const (
+	StopCompleted  = agent.StopCompleted
+	StopLength     = agent.StopLength
+	StopMaxTurns   = agent.StopMaxTurns
+	StopEmptyReply = agent.StopEmptyReply
+	StopToolStop   = agent.StopToolStop
+	StopError      = agent.StopError
+	StopAborted    = agent.StopAborted
+	// StopWorkIncomplete: strict mode, the model kept answering without
+	// calling work_complete after every reminder.
+	StopWorkIncomplete StopReason = "work_incomplete"
+	// StopStalled: the transcript made no progress for StallTurns turns.
+	StopStalled StopReason = "stalled"
+)
+
+// Phase is what the harness is doing.
+type Phase string
+
+// Phases. Structural operations (Prompt, Compact, Navigate) need PhaseIdle.
+const (
+	PhaseIdle          Phase = "idle"
+	PhaseTurn          Phase = "turn"
+	PhaseCompaction    Phase = "compaction"
+	PhaseBranchSummary Phase = "branch_summary"
+)

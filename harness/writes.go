@@ -1,0 +1,125 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/session"
+)
+
+// AppendEntry writes an application entry to the log: a custom entry, a
+// label, a session_info entry or a message. While idle it is written at
+// once and the error is the store's. While an operation runs it is
+// queued as a pending write (generated fields are filled when it is
+// written) and flushed in order at the next save point, after the
+// messages of the current turn, or when the operation ends; AppendEntry
+// then returns nil. Safe to call from listeners and hooks.
+//
+// Structural entries are refused: use SetModel, SetThinking, SetTools,
+// Compact and Navigate.
+func (h *Harness) AppendEntry(e session.Entry) error {
+	const op = "append_entry"
+	switch e.Type {
+	case session.TypeCustom:
+		if e.Kind == "" {
+			return errorf(CodeConfig, op, "a custom entry needs a Kind")
+		}
+	case session.TypeLabel, session.TypeSessionInfo:
+	case session.TypeMessage:
+		if e.Message == nil {
+			return errorf(CodeConfig, op, "a message entry needs a Message")
+		}
+		m := e.Message.Clone()
+		e.Message = &m
+	default:
+		return errorf(CodeConfig, op, "%q entries are written by the harness itself; append custom, label, session_info or message entries", e.Type)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.pending = append(h.pending, e)
+	if h.phase != PhaseIdle {
+		return nil
+	}
+	return h.flushLocked()
+}
+
+// Label sets the label of entry id ("" clears it); see AppendEntry.
+func (h *Harness) Label(id, label string) error {
+	return h.AppendEntry(session.Entry{Type: session.TypeLabel, Target: id, Label: label})
+}
+
+// Pending returns a copy of the writes waiting to be flushed.
+func (h *Harness) Pending() []session.Entry {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.pending)
+}
+
+// flush writes the pending entries in order.
+func (h *Harness) flush() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.flushLocked()
+}
+
+// flushLocked writes the pending entries in order, holding h.mu so that
+// writes queued meanwhile wait behind them. An entry that fails to be
+// written stays queued for the next flush, except one the store rejects
+// as invalid, which could never be written: it is dropped and reported.
+func (h *Harness) flushLocked() error {
+	for len(h.pending) > 0 {
+		e := h.pending[0]
+		_, err := h.store.Append(e)
+		if err != nil && !errors.Is(err, session.ErrInvalidEntry) && !errors.Is(err, session.ErrNotFound) {
+			return &Error{Code: CodeStore, Op: "flush", Err: fmt.Errorf("writing a pending %s entry: %w", e.Type, err)}
+		}
+		h.pending[0] = session.Entry{}
+		h.pending = h.pending[1:]
+		if err != nil {
+			return &Error{Code: CodeStore, Op: "flush", Err: fmt.Errorf("a pending %s entry was rejected and dropped: %w", e.Type, err)}
+		}
+	}
+	h.pending = nil
+	return nil
+}
+
+// persist writes one message of the run.
+func (h *Harness) persist(m llm.Message) error {
+	if _, err := h.store.Append(session.Entry{Type: session.TypeMessage, Message: &m}); err != nil {
+		return &Error{Code: CodeStore, Op: "persist", Err: fmt.Errorf("writing a %s message: %w", m.Role, err)}
+	}
+	return nil
+}
+
+// record writes the model, thinking and tools changes of c that the log's
+// path does not show yet, so that they precede the turn that uses them.
+func (h *Harness) record(c *config) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := &h.recorded
+	if r.provider != c.model.Provider || r.model != c.model.ID {
+		if _, err := h.store.Append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID}); err != nil {
+			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the model change: %w", err)}
+		}
+		r.provider, r.model = c.model.Provider, c.model.ID
+	}
+	thinking := c.thinking
+	if thinking == "" {
+		thinking = llm.ThinkingOff
+	}
+	if r.thinking != thinking {
+		if _, err := h.store.Append(session.Entry{Type: session.TypeThinkingChange, Thinking: thinking}); err != nil {
+			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the thinking change: %w", err)}
+		}
+		r.thinking = thinking
+	}
+	if !r.toolsKnown || !slices.Equal(r.tools, c.names) {
+		if _, err := h.store.Append(session.Entry{Type: session.TypeToolsChange, Tools: slices.Clone(c.names)}); err != nil {
+			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the tools change: %w", err)}
+		}
+		r.tools, r.toolsKnown = c.names, true
+	}
+	return nil
+}
