@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/tool/builtin"
+	"github.com/spf13/cobra"
+)
+
+func newDemoCmd(e *env) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Run an offline scripted session on real files (no model or API key needed)",
+		Long: `Run a scripted session that shows what a harness does, with no model and no API
+key: in a fresh workspace the scripted model lists the files, reads two of them
+at once, fixes a bug with edit, runs the tests with bash, gets a long output back
+(cut to its head and tail, the full log saved under .rein/output/), searches the
+saved log, and finishes. Every tool call is real: real files, real processes.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDemo(cmd.Context(), e, dir)
+		},
+	}
+	cmd.Flags().StringVar(&dir, "dir", "", "workspace directory to create the demo in (default: a new temporary directory)")
+	return cmd
+}
+
+// demoFiles is the small project the demo works on: a greeting script
+// with a typo, and its tests.
+var demoFiles = map[string]string{
+	"README.md": "# greet\n\nA tiny shell tool that greets people.\n\nRun the tests with `sh test.sh` (add `-v` to see every check).\n",
+	"greet.sh": `#!/bin/sh
+# greet NAME prints a greeting for NAME (default: world).
+greet() {
+	echo "Helo, ${1:-world}!"
+}
+
+[ "${0##*/}" = "greet.sh" ] && greet "$@"
+`,
+	"test.sh": `#!/bin/sh
+# Checks greet.sh. With -v, prints every check.
+. ./greet.sh
+verbose=""
+[ "$1" = "-v" ] && verbose=1
+n=0
+failed=0
+check() {
+	n=$((n + 1))
+	got=$(greet "$1")
+	if [ "$got" = "$2" ]; then
+		[ -n "$verbose" ] && echo "ok $n - greet '$1' says '$got'"
+	else
+		echo "FAIL $n - greet '$1': got '$got', want '$2'"
+		failed=$((failed + 1))
+	fi
+	return 0
+}
+check "" "Hello, world!"
+check Ada "Hello, Ada!"
+check "Grace Hopper" "Hello, Grace Hopper!"
+if [ -n "$verbose" ]; then
+	i=1
+	while [ $i -le 1500 ]; do
+		check "user$i" "Hello, user$i!"
+		i=$((i + 1))
+	done
+fi
+echo "$n checks, $failed failed"
+[ $failed -eq 0 ]
+`,
+}
+
+// demoScript is the scripted model. Each reply is a function of the
+// request, so the model can react to what the tools really returned.
+func demoScript() []faux.Reply {
+	call := func(name, args string) llm.Content { return faux.Call(name, args) }
+	reply := func(thinking, text string, calls ...llm.Content) faux.Reply {
+		m := &llm.Message{Role: llm.RoleAssistant}
+		if thinking != "" {
+			m.Content = append(m.Content, llm.Thinking(thinking, ""))
+		}
+		if text != "" {
+			m.Content = append(m.Content, llm.Text(text))
+		}
+		m.Content = append(m.Content, calls...)
+		return faux.Reply{Message: m}
+	}
+	return []faux.Reply{
+		reply("The user says the greeting is wrong. First I should see what is in the workspace.",
+			"I'll start by looking at the project.", call("ls", `{}`)),
+		reply("", "Reading the script and its tests together.",
+			call("read", `{"path": "greet.sh"}`), call("read", `{"path": "test.sh"}`)),
+		reply("greet.sh prints \"Helo\" but the tests expect \"Hello\": a typo on line 4.",
+			"Found it: a typo in the greeting. Fixing it.",
+			call("edit", `{"path": "greet.sh", "edits": [{"old_text": "echo \"Helo, ", "new_text": "echo \"Hello, "}]}`)),
+		reply("", "Running the tests.", call("bash", `{"command": "sh test.sh"}`)),
+		reply("", "They pass. Running the full verbose suite as well.", call("bash", `{"command": "sh test.sh -v"}`)),
+		{Func: func(ctx context.Context, req *llm.Request) (llm.Message, error) {
+			path := savedOutput(req)
+			if path == "" {
+				return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("The verbose output came back whole, so there is nothing more to check.")}}, nil
+			}
+			return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{
+				llm.Text("The output was long, so only its head and tail came back. Searching the saved log for failures."),
+				faux.Call("grep", fmt.Sprintf(`{"pattern": "FAIL", "path": %q}`, path)),
+			}}, nil
+		}},
+		{Func: func(ctx context.Context, req *llm.Request) (llm.Message, error) {
+			path := savedOutput(req)
+			text := "Fixed the typo in greet.sh (\"Helo\" → \"Hello\"). `sh test.sh` passes, and the verbose suite reports 1503 checks with none failed"
+			if path != "" {
+				text += "; its full log is in " + path + " and has no FAIL lines."
+			} else {
+				text += "."
+			}
+			return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}}, nil
+		}},
+	}
+}
+
+var savedOutputRE = regexp.MustCompile(`\.rein/output/[A-Za-z0-9_.-]+\.(txt|log)`)
+
+// savedOutput finds the path of a saved full output in the request's
+// latest tool results.
+func savedOutput(req *llm.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		m := req.Messages[i]
+		if m.Role != llm.RoleToolResult {
+			continue
+		}
+		if p := savedOutputRE.FindString(m.Text()); p != "" {
+			return p
+		}
+	}
+	return ""
+}
+
+const demoPrompt = `greet.sh prints the wrong greeting. Fix it and make sure all the tests pass.`
+
+func runDemo(ctx context.Context, e *env, dir string) error {
+	if dir == "" {
+		d, err := os.MkdirTemp("", "rein-demo-")
+		if err != nil {
+			return err
+		}
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(demoFiles))
+	for name := range demoFiles {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(demoFiles[name]), 0o644); err != nil {
+			return err
+		}
+	}
+	ws, err := builtin.NewWorkspace(dir)
+	if err != nil {
+		return err
+	}
+	reg, err := builtin.Registry(ws)
+	if err != nil {
+		return err
+	}
+	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 4, showThinking: true}
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, "rein demo — an offline scripted session (no model, no API key); every tool call is real"))
+	fmt.Fprintf(e.stdout, "%s\n\n", p.style(ansiDim, "workspace: "+ws.Root))
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiCyan, "▸ "+demoPrompt))
+
+	model := faux.Model()
+	provider := faux.New(demoScript()...)
+	provider.IDPrefix = "call_"
+	cfg := agent.Config{Settings: agent.Settings{
+		Provider: provider, Model: model, Tools: reg, Middleware: middleware(ws, model),
+		System: systemPrompt(ws, reg, time.Now()),
+	}}
+	var end agent.Event
+	var runErr error
+	for ev, err := range agent.Run(ctx, cfg, []llm.Message{llm.UserText(demoPrompt)}) {
+		p.event(ev)
+		if ev.Type == agent.EventAgentEnd {
+			end, runErr = ev, err
+		}
+	}
+	printDemoSummary(e, p, ws.Root, end)
+	return stopError(end, runErr)
+}
+
+func printDemoSummary(e *env, p *printer, root string, end agent.Event) {
+	fmt.Fprintf(e.stdout, "\n%s\n", p.style(ansiBold, "summary"))
+	var tools []string
+	for name, n := range p.byTool {
+		tools = append(tools, fmt.Sprintf("%s %d", name, n))
+	}
+	sort.Strings(tools)
+	fmt.Fprintf(e.stdout, "  stop:       %s\n", end.Stop)
+	fmt.Fprintf(e.stdout, "  turns:      %d\n", end.Turn)
+	fmt.Fprintf(e.stdout, "  tool calls: %d (%s)\n", p.calls, strings.Join(tools, ", "))
+	fmt.Fprintf(e.stdout, "  tokens:     %d in, %d out (estimated by the scripted model)\n", end.Usage.PromptTokens(), end.Usage.Output)
+	if saved, _ := filepath.Glob(filepath.Join(root, ".rein", "output", "*")); len(saved) > 0 {
+		for _, s := range saved {
+			fi, err := os.Stat(s)
+			if err != nil {
+				continue
+			}
+			rel, _ := filepath.Rel(root, s)
+			fmt.Fprintf(e.stdout, "  saved:      %s (%d bytes, the full output the model saw only the head and tail of)\n", rel, fi.Size())
+		}
+	}
+	fmt.Fprintf(e.stdout, "  workspace:  %s (kept, so you can look at the files)\n", root)
+}

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "", "demo", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("demo exit %d\n%s\n%s", code, out, errOut)
+	}
+	greet, err := os.ReadFile(filepath.Join(dir, "greet.sh"))
+	if err != nil || !strings.Contains(string(greet), `echo "Hello, `) {
+		t.Fatalf("greet.sh not fixed: %s %v", greet, err)
+	}
+	saved, _ := filepath.Glob(filepath.Join(dir, ".rein", "output", "*"))
+	if len(saved) == 0 {
+		t.Fatal("the long output was not saved under .rein/output")
+	}
+	log, _ := os.ReadFile(saved[0])
+	if !strings.Contains(string(log), "ok 1503") || !strings.Contains(string(log), "1503 checks, 0 failed") {
+		t.Fatalf("saved output is not the full log (%d bytes)", len(log))
+	}
+	for _, want := range []string{"→ ls", "→ read greet.sh", "→ edit greet.sh", "→ bash sh test.sh -v", "3 checks, 0 failed", "→ grep", "No matches", "stop:       completed", "tool calls: 7"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("transcript lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}

@@ -1,0 +1,113 @@
+// Command rein is an agent harness for the terminal: one-shot runs,
+// scripted offline sessions, and (with a model configured) real work on
+// the files of a workspace.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// env is everything a command touches outside itself, so that tests can
+// run commands with their own streams and environment.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// color enables ANSI styling of terminal output.
+	color bool
+}
+
+// exitError carries a process exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""}
+	os.Exit(execute(ctx, e, os.Args[1:]))
+}
+
+// execute runs the command line and returns the exit code.
+func execute(ctx context.Context, e *env, args []string) int {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(e.stderr, "rein:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(e.stderr, "rein:", err)
+	return 2
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rein",
+		Short: "An agent harness: the loop, tools, context and guards around a language model",
+		Long: `rein runs a language model as an agent on the files of a workspace: it gives the
+model tools (read, write, edit, bash, grep, find, ls), runs the loop of turns and
+tool calls, keeps tool output within limits, and stops wasted calls before they
+cost tokens.
+
+Try it without a model or an API key:
+  rein demo
+
+Run a one-shot task:
+  rein run --model anthropic/claude-sonnet-4-5 "fix the failing test"`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(newRunCmd(e), newDemoCmd(e), newVersionCmd(e))
+	return root
+}
+
+func newVersionCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print rein's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fmt.Fprintf(e.stdout, "rein %s\n", version)
+			return nil
+		},
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeScript(t *testing.T, dir, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, "script.jsonl")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const readScript = `{"text": "Reading.", "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}
+{"text": "The file says hello."}
+`
+
+func TestRunText(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	script := writeScript(t, t.TempDir(), readScript)
+	code, out, errOut := runCLI(t, "", "run", "--model", "faux", "--script", script, "-C", dir, "what does a.txt say?")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "The file says hello.") || !strings.Contains(errOut, "→ read a.txt") {
+		t.Fatalf("stdout %q\nstderr %q", out, errOut)
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	script := writeScript(t, t.TempDir(), readScript)
+	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "-o", "json", "go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if r.Stop != "completed" || r.Text != "The file says hello." || r.Turns != 2 || len(r.Messages) != 3 || !strings.Contains(r.Messages[1].Text(), "hello") {
+		t.Fatalf("result = %+v", r)
+	}
+}
+
+func TestRunStreamJSON(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	script := writeScript(t, t.TempDir(), readScript)
+	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "-o", "stream-json", "go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var types []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var ev struct {
+			Type string `json:"type"`
+			Stop string `json:"stop"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		types = append(types, ev.Type)
+	}
+	joined := strings.Join(types, " ")
+	for _, want := range []string{"agent_start", "message_update", "tool_start", "tool_end", "turn_end", "agent_end"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no %s event in %s", want, joined)
+		}
+	}
+	if types[len(types)-1] != "agent_end" {
+		t.Fatalf("last event %s", types[len(types)-1])
+	}
+}
+
+func TestRunPromptFromStdin(t *testing.T) {
+	script := writeScript(t, t.TempDir(), `{"text": "ok"}`)
+	code, out, errOut := runCLI(t, "piped prompt", "run", "-m", "faux", "--script", script, "-C", t.TempDir(), "-")
+	if code != 0 || !strings.Contains(out, "ok") {
+		t.Fatalf("exit %d: %q %q", code, out, errOut)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeScript(t, t.TempDir(), `{"txt": "typo"}`)
+	short := writeScript(t, t.TempDir(), `{"text": "Looking.", "tool_calls": [{"name": "ls", "arguments": {}}]}`)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no model", []string{"run", "-C", dir, "hi"}, 2, "no model is configured"},
+		{"no model suggests the demo", []string{"run", "-C", dir, "hi"}, 2, "rein demo"},
+		{"faux without script", []string{"run", "-m", "faux", "-C", dir, "hi"}, 2, "add --script FILE"},
+		{"bad script", []string{"run", "-m", "faux", "--script", bad, "-C", dir, "hi"}, 2, `script.jsonl:1: json: unknown field "txt"`},
+		{"bad output", []string{"run", "-m", "faux", "--script", short, "-o", "xml", "-C", dir, "hi"}, 2, "unknown output format"},
+		{"bad tools", []string{"run", "-m", "faux", "--script", short, "--tools", "nope", "-C", dir, "hi"}, 2, `unknown tool or toolset "nope"`},
+		{"bad workdir", []string{"run", "-m", "faux", "--script", short, "-C", filepath.Join(dir, "missing"), "hi"}, 2, "not a directory"},
+		{"script runs out", []string{"run", "-m", "faux", "--script", short, "-C", dir, "hi"}, 1, "no reply left"},
+		{"no prompt", []string{"run", "-m", "faux", "--script", short, "-C", dir, "-"}, 2, "no prompt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := runCLI(t, "", tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.want) {
+				t.Fatalf("exit %d (want %d), stderr %q, want %q", code, tt.code, errOut, tt.want)
+			}
+		})
+	}
+}

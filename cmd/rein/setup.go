@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/tool"
+	"github.com/reinhq/rein/tool/builtin"
+)
+
+// runOptions are the flags shared by the commands that run the agent.
+type runOptions struct {
+	model    string
+	script   string
+	baseURL  string
+	workdir  string
+	maxTurns int
+	tools    string
+	output   string
+	thinking string
+}
+
+// workspace resolves the working directory flag.
+func (o *runOptions) workspace() (builtin.Workspace, error) {
+	dir := o.workdir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return builtin.Workspace{}, err
+		}
+		dir = wd
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return builtin.Workspace{}, err
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return builtin.Workspace{}, fmt.Errorf("the workspace %s is not a directory", abs)
+	}
+	return builtin.NewWorkspace(abs)
+}
+
+// toolset builds the registry named by the tools flag.
+func (o *runOptions) toolset(ws builtin.Workspace) (*tool.Registry, error) {
+	all, err := builtin.Registry(ws)
+	if err != nil {
+		return nil, err
+	}
+	spec := strings.TrimSpace(o.tools)
+	if spec == "" {
+		spec = "coding"
+	}
+	if spec == "none" {
+		return tool.NewRegistry()
+	}
+	var allow, deny []string
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if strings.HasPrefix(item, "-") {
+			deny = append(deny, item[1:])
+		} else if item != "" {
+			allow = append(allow, item)
+		}
+	}
+	if len(allow) == 0 {
+		allow = []string{"coding"}
+	}
+	return all.Select(allow, deny)
+}
+
+// middleware is the tool middleware chain rein runs with.
+func middleware(ws builtin.Workspace, model llm.Model) []tool.Middleware {
+	return []tool.Middleware{
+		tool.Timeout(tool.DefaultTimeout),
+		tool.Limit(tool.LimitOptions{ContextWindow: model.ContextWindow, Workdir: ws.Root}),
+	}
+}
+
+// errNoModel explains how to configure a model.
+const errNoModel = `no model is configured.
+
+To use a model, set its API key and name it with --model:
+  export ANTHROPIC_API_KEY=…   rein run --model anthropic/claude-sonnet-4-5 "…"
+  export OPENAI_API_KEY=…      rein run --model openai/gpt-5 "…"
+  export GEMINI_API_KEY=…      rein run --model gemini/gemini-2.5-pro "…"
+A local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio):
+  rein run --model openai/<model> --base-url http://127.0.0.1:11434/v1 "…"
+
+To try rein without a model:
+  rein demo                                  an offline scripted session on real files
+  rein run --model faux --script FILE "…"    replay scripted replies, one JSON object a line`
+
+// resolveModel returns the model and provider named by the flags.
+func (o *runOptions) resolveModel(e *env) (llm.Model, llm.Provider, error) {
+	if o.model == "faux" || o.model == "faux/faux" {
+		if o.script == "" {
+			return llm.Model{}, nil, fmt.Errorf("the faux model replays a script: add --script FILE (one JSON reply a line, e.g. {\"text\": \"hello\"})")
+		}
+		f, err := os.Open(o.script)
+		if err != nil {
+			return llm.Model{}, nil, err
+		}
+		defer f.Close()
+		replies, err := faux.LoadScript(f, o.script)
+		if err != nil {
+			return llm.Model{}, nil, err
+		}
+		return faux.Model(), faux.New(replies...), nil
+	}
+	if o.script != "" {
+		return llm.Model{}, nil, fmt.Errorf("--script only applies to --model faux")
+	}
+	if o.model == "" {
+		return llm.Model{}, nil, fmt.Errorf("%s", errNoModel)
+	}
+	return llm.Model{}, nil, fmt.Errorf("unknown model %q.\n\n%s", o.model, errNoModel)
+}
+
+// systemPrompt is rein's default system prompt for coding work: a stable
+// part about the role and tools, and a volatile part with the date.
+func systemPrompt(ws builtin.Workspace, reg *tool.Registry, now time.Time) []llm.SystemPart {
+	var b strings.Builder
+	b.WriteString("You are rein, a coding agent. You work in the workspace " + ws.Root + " using tools.\n\n")
+	if names := reg.Names(); len(names) > 0 {
+		b.WriteString("Tools: " + strings.Join(names, ", ") + ".\n")
+		b.WriteString("- Prefer the dedicated tools over bash for viewing and searching files: read (not cat/head/tail), grep (not grep/rg in bash), find (not find -name), ls.\n")
+		b.WriteString("- Read a file before editing it; edit with exact old/new text; keep changes minimal.\n")
+		b.WriteString("- Verify your changes (run the tests) before you say you are done.\n")
+		b.WriteString("- Long tool output is cut; the full output is saved under .rein/output/ and can be read with read.\n")
+	}
+	b.WriteString("\nWhen the task is done, reply with a short summary of what you changed and how you checked it.")
+	return []llm.SystemPart{
+		{Text: b.String()},
+		{Text: fmt.Sprintf("Today is %s. The operating system is %s.", now.Format("2006-01-02"), runtime.GOOS), Volatile: true},
+	}
+}
