@@ -140,7 +140,9 @@ func TestStoreFailurePersistingAMessage(t *testing.T) {
 		}
 		return nil
 	})
-	fs.set(func(e session.Entry) bool { return e.Type == session.TypeMessage && e.Message.Role == llm.RoleToolResult })
+	fs.set(func(e session.Entry) bool {
+		return e.Type == session.TypeMessage && e.Message.Role == llm.RoleToolResult
+	})
 	res, err := f.prompt(t, "hi")
 	if !errors.Is(err, ErrStore) || !errors.Is(err, errDiskFull) || res.Stop != StopError {
 		t.Fatalf("res %+v err %v", res, err)
