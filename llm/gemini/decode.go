@@ -313,34 +313,59 @@ func (d *decoder) extraString(scope byte, key string) string {
 // object builds a compact JSON object from raw fields; callFields, when
 // present, become the object under "functionCall".
 func object(fs, callFields []field) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	return appendObject(nil, fs, callFields)
+}
+
+func appendObject(b []byte, fs, callFields []field) []byte {
+	b = append(b, '{')
 	for i, f := range fs {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.Write(f.key)
-		b.WriteByte(':')
-		b.Write(f.val)
+		b = appendCompact(b, f.key)
+		b = append(b, ':')
+		b = appendCompact(b, f.val)
 	}
 	if len(callFields) > 0 {
 		if len(fs) > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(`"functionCall":`)
-		b.Write(object(callFields, nil))
+		b = append(b, `"functionCall":`...)
+		b = appendObject(b, callFields, nil)
 	}
-	b.WriteByte('}')
-	return compact(b.Bytes())
+	return append(b, '}')
 }
 
-// compact returns a compact copy of valid JSON.
+// compact returns a compact copy of raw JSON.
 func compact(raw []byte) json.RawMessage {
-	var b bytes.Buffer
-	if json.Compact(&b, raw) != nil {
-		return json.RawMessage(bytes.Clone(raw))
+	return appendCompact(make([]byte, 0, len(raw)), raw)
+}
+
+// appendCompact appends raw without the whitespace between tokens. raw
+// must be valid JSON, as every value the scanner returns is.
+func appendCompact(b, raw []byte) []byte {
+	inString := false
+	start := 0
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ' ', '\t', '\n', '\r':
+			b = append(b, raw[start:i]...)
+			start = i + 1
+		}
 	}
-	return b.Bytes()
+	return append(b, raw[start:]...)
 }
 
 // end finishes the stream once the body has been read to its end or

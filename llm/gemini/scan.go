@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf16"
@@ -143,7 +144,11 @@ func (s *scanner) str() []byte {
 	s.pos++
 	start := s.pos
 	d := s.data
-	for i := start; i < len(d); i++ {
+	// Short strings (keys, enum values) are scanned in place; the rest of
+	// a longer one with vectorised searches for the closing quote and for
+	// any escape before it.
+	from := min(start+24, len(d))
+	for i := start; i < from; i++ {
 		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
@@ -156,8 +161,23 @@ func (s *scanner) str() []byte {
 			return nil
 		}
 	}
-	s.fail("unterminated string")
-	return nil
+	q := bytes.IndexByte(d[from:], '"')
+	if q < 0 {
+		s.fail("unterminated string")
+		return nil
+	}
+	end := from + q
+	if e := bytes.IndexByte(d[from:end], '\\'); e >= 0 {
+		return s.strEscaped(start, from+e)
+	}
+	for _, c := range d[from:end] {
+		if c < 0x20 {
+			s.fail("control character in string")
+			return nil
+		}
+	}
+	s.pos = end + 1
+	return d[start:end]
 }
 
 // strOrNull reads a string, treating null as empty.

@@ -1,0 +1,72 @@
+package gemini
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/reinhq/rein/llm"
+)
+
+// decodeBytes runs the stream decoder over body as if it were a reply to
+// req, passing every event to yield.
+func decodeBytes(body []byte, req *llm.Request, yield func(llm.Event, error) bool) {
+	d := newDecoder("google")
+	d.e = llm.NewEmitter(d.wrap(yield), req)
+	d.run(context.Background(), bytes.NewReader(body))
+}
+
+// FuzzDecode feeds arbitrary bytes to the decoder: it must never panic,
+// must always end with exactly one final event, and the final message must
+// encode as JSON (every raw value it keeps is valid).
+func FuzzDecode(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(fixtures, "*.sse"))
+	for _, file := range files {
+		f.Add(readFixture(f, filepath.Base(file)))
+	}
+	for _, s := range []string{
+		"",
+		"data: {}\r\n\r\n",
+		"data: [DONE]\n\n",
+		"data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"a\\u00e9\\ud83d\\ude00\\ud800x\"}]},\"finishReason\": \"STOP\"}]}\n\n",
+		"data: {\"candidates\": [{\"content\": {\"parts\": [{\"functionCall\": {\"name\": \"f\", \"args\": [1]}}, {\"executableCode\": {\"code\": \"x\"}}, {\"text\": \"\", \"x\": null}]},\"finishReason\": \"MAX_TOKENS\"}]}\n\n",
+		"data: {\"error\": {\"code\": 429, \"status\": \"RESOURCE_EXHAUSTED\", \"details\": [{\"@type\": \"type.googleapis.com/google.rpc.RetryInfo\", \"retryDelay\": \"1s\"}]}}\n\n",
+		"data: {\"usageMetadata\": {\"promptTokenCount\": \"12\", \"candidatesTokenCount\": 1.5e3, \"cachedContentTokenCount\": 99999999999}}\n\n",
+		"data: {\"promptFeedback\": {\"blockReason\": \"SAFETY\"}}\n\n",
+		"data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"x\", \"thought\": true, \"thoughtSignature\": \"s\"}, {\"text\": \"y\", \"thoughtSignature\": \"t\"}]}}]}\n\ndata: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"y\"",
+		"data: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n\n",
+		"data: {\"a\":\"\x01\"}\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	req := &llm.Request{Model: llm.Model{ID: "gemini-2.5-flash", Provider: "google", API: llm.APIGemini, ContextWindow: 1 << 20}}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		finals, n := 0, 0
+		decodeBytes(body, req, func(ev llm.Event, err error) bool {
+			n++
+			if finals > 0 {
+				t.Fatalf("event %q after the final event", ev.Type)
+			}
+			if n == 1 && ev.Type != llm.EventStart {
+				t.Fatalf("first event %q", ev.Type)
+			}
+			if ev.Final() {
+				finals++
+				if ev.Message == nil {
+					t.Fatal("final event without a message")
+				}
+				if _, err := json.Marshal(ev.Message); err != nil {
+					t.Fatalf("final message does not encode: %v", err)
+				}
+			} else if err != nil {
+				t.Fatalf("error on a %q event", ev.Type)
+			}
+			return true
+		})
+		if finals != 1 {
+			t.Fatalf("%d final events", finals)
+		}
+	})
+}
