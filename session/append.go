@@ -72,10 +72,6 @@ func (s *Session) fill(e *Entry) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s entry: %s", ErrInvalidEntry, e.Type, fmt.Sprintf(format, args...))
 	}
-	isTree := func(id string) bool {
-		i, ok := l.index[id]
-		return ok && l.entries[i].IsTree()
-	}
 	switch e.Type {
 	case TypeMessage:
 		if e.Message == nil {
@@ -102,7 +98,7 @@ func (s *Session) fill(e *Entry) error {
 		if e.Summary == "" {
 			return bad("no Summary")
 		}
-		if e.FirstKept != "" && !isTree(e.FirstKept) {
+		if e.FirstKept != "" && !l.isTree(e.FirstKept) {
 			return bad("FirstKept %q is not a tree entry", e.FirstKept)
 		}
 	case TypeBranchSummary:
@@ -110,7 +106,7 @@ func (s *Session) fill(e *Entry) error {
 			return bad("no Summary")
 		}
 	case TypeLeaf:
-		if e.Target != "" && !isTree(e.Target) {
+		if e.Target != "" && !l.isTree(e.Target) {
 			return fmt.Errorf("%w: cannot navigate to %q: not a tree entry of %s", ErrNotFound, e.Target, s.path)
 		}
 	case TypeLabel:
@@ -133,7 +129,7 @@ func (s *Session) fill(e *Entry) error {
 	}
 	if e.Parent == "" {
 		e.Parent = l.leaf
-	} else if !isTree(e.Parent) {
+	} else if !l.isTree(e.Parent) {
 		return fmt.Errorf("%w: parent %q is not a tree entry of %s", ErrNotFound, e.Parent, s.path)
 	}
 	if e.Timestamp.IsZero() {
@@ -162,9 +158,10 @@ func (s *Session) newID() string {
 
 // add appends an entry this process wrote (already validated).
 func (l *log) add(e Entry) {
-	l.index[e.ID] = len(l.entries)
-	l.entries = append(l.entries, e)
-	l.apply(&l.entries[len(l.entries)-1], nil)
+	l.index[e.ID] = l.entries.len()
+	p := l.entries.grow()
+	*p = e
+	l.apply(p, nil)
 }
 
 // write appends b to the file. On failure it truncates the file back to

@@ -41,17 +41,28 @@ func (e *encoder) entryLine(en *Entry) ([]byte, error) {
 
 // DecodeEntry decodes one line of a session file (without its newline)
 // into an entry. It accepts every line this package writes and, for
-// compatibility, entries of unknown types (kept verbatim in Raw). It
-// returns an error, never panics, for anything that is not an entry: not
-// a JSON object, no type or id, a known type whose payload has the wrong
-// shape, a message entry without a message.
+// compatibility, entries of unknown types and entries with fields this
+// version does not know (both kept verbatim in Raw). It returns an error,
+// never panics, for anything that is not an entry: not a JSON object, no
+// type or id, a known type whose payload has the wrong shape, a message
+// entry without a message.
 func DecodeEntry(line []byte) (Entry, error) {
+	var s scanner
 	var e Entry
-	line = bytes.TrimRight(line, "\r")
-	if err := decodeEntry(line, &e); err != nil {
+	if err := s.decode(bytes.TrimRight(line, "\r"), &e, nil); err != nil {
 		return Entry{}, err
 	}
 	return e, nil
+}
+
+// decode decodes line into e: by the fast path when it can, by
+// encoding/json otherwise. parent is passed to the fast path.
+func (s *scanner) decode(line []byte, e *Entry, parent func([]byte) (string, bool)) error {
+	if s.fastEntry(line, e, parent) && e.Type.Known() {
+		return checkEntry(e)
+	}
+	*e = Entry{}
+	return slowDecode(line, e)
 }
 
 // envelope is what every entry has, whatever its type.
@@ -62,10 +73,18 @@ type envelope struct {
 	Timestamp json.RawMessage
 }
 
-func decodeEntry(line []byte, e *Entry) error {
+// slowDecode decodes a line the fast path did not take. Whatever it
+// accepts keeps its line in Raw: the line has something this version
+// does not represent exactly (an unknown type or field, a null, a
+// duplicate key, invalid UTF-8), and a fork must write it back unchanged.
+func slowDecode(line []byte, e *Entry) error {
 	err := json.Unmarshal(line, e)
 	if err == nil && e.Type.Known() {
-		return checkEntry(e)
+		if err := checkEntry(e); err != nil {
+			return err
+		}
+		e.Raw = append(json.RawMessage(nil), line...)
+		return nil
 	}
 	// An unknown type, or a payload that does not fit a known one: fall
 	// back to the envelope so that entries of newer types load.

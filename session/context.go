@@ -71,13 +71,12 @@ func BranchSummaryMessage(e *Entry) llm.Message {
 //
 // A leaf that is not a tree entry of entries gives an empty context.
 func BuildContext(entries []Entry, leaf string) Context {
-	l := &log{index: make(map[string]int, len(entries))}
+	l := &log{index: make(map[string]int, len(entries)), entries: listOf(entries)}
 	for i := range entries {
 		if _, dup := l.index[entries[i].ID]; !dup {
 			l.index[entries[i].ID] = i
 		}
 	}
-	l.entries = entries
 	return l.context(leaf)
 }
 
@@ -90,7 +89,7 @@ func LastLeaf(entries []Entry) string {
 			continue
 		}
 		l.index[entries[i].ID] = i
-		l.entries = entries[:i+1]
+		l.entries = listOf(entries[:i+1])
 		l.apply(&entries[i], nil)
 	}
 	return l.leaf
@@ -102,22 +101,22 @@ func (l *log) branch(id string) []Entry {
 	var idx []int
 	for id != "" {
 		i, ok := l.index[id]
-		if !ok || len(idx) > len(l.entries) {
+		if !ok || len(idx) > l.entries.len() {
 			break
 		}
 		idx = append(idx, i)
-		id = l.entries[i].Parent
+		id = l.entries.at(i).Parent
 	}
 	out := make([]Entry, len(idx))
 	for k, i := range idx {
-		out[len(idx)-1-k] = l.entries[i]
+		out[len(idx)-1-k] = *l.entries.at(i)
 	}
 	return out
 }
 
 func (l *log) context(leaf string) Context {
 	c := Context{Leaf: leaf}
-	if i, ok := l.index[leaf]; !ok || !l.entries[i].IsTree() {
+	if !l.isTree(leaf) {
 		c.Leaf = ""
 		return c
 	}
@@ -125,26 +124,26 @@ func (l *log) context(leaf string) Context {
 	var path []int
 	for id := leaf; id != ""; {
 		i, ok := l.index[id]
-		if !ok || len(path) > len(l.entries) {
+		if !ok || len(path) > l.entries.len() {
 			break
 		}
 		path = append(path, i)
-		id = l.entries[i].Parent
+		id = l.entries.at(i).Parent
 	}
 	// path is leaf→root; walk it root→leaf.
 	compaction, kept := -1, -1
 	for k := 0; k < len(path); k++ {
-		e := &l.entries[path[k]]
+		e := l.entries.at(path[k])
 		if e.Type == TypeCompaction && compaction < 0 {
 			compaction = k
 		}
 	}
 	n := 0
 	if compaction >= 0 {
-		ce := &l.entries[path[compaction]]
+		ce := l.entries.at(path[compaction])
 		c.Compaction = ce.ID
 		for k := compaction + 1; k < len(path) && ce.FirstKept != ""; k++ {
-			if l.entries[path[k]].ID == ce.FirstKept {
+			if l.entries.at(path[k]).ID == ce.FirstKept {
 				kept = k
 				break
 			}
@@ -153,7 +152,7 @@ func (l *log) context(leaf string) Context {
 	}
 	for k := len(path) - 1; k >= 0; k-- {
 		if compaction < 0 || k < compaction || k <= kept {
-			if l.entries[path[k]].Type == TypeMessage || l.entries[path[k]].Type == TypeBranchSummary {
+			if t := l.entries.at(path[k]).Type; t == TypeMessage || t == TypeBranchSummary {
 				n++
 			}
 		}
@@ -165,7 +164,7 @@ func (l *log) context(leaf string) Context {
 		c.EntryIDs = append(c.EntryIDs, id)
 	}
 	for k := len(path) - 1; k >= 0; k-- {
-		e := &l.entries[path[k]]
+		e := l.entries.at(path[k])
 		switch e.Type {
 		case TypeModelChange:
 			c.Provider, c.Model = e.Provider, e.Model

@@ -123,8 +123,8 @@ type Entry struct {
 	// FilesRead and FilesModified are the files the compacted part of the
 	// conversation read and changed, carried forward by later compactions.
 	// They are metadata and are not shown to the model by Context.
-	FilesRead     []string `json:"files_read,omitempty"`
-	FilesModified []string `json:"files_modified,omitempty"`
+	FilesRead     []string `json:"files_read,omitzero"`
+	FilesModified []string `json:"files_modified,omitzero"`
 
 	// From is the leaf of the branch a branch_summary summarises.
 	From string `json:"from,omitempty"`

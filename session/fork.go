@@ -23,7 +23,7 @@ func (s *Session) Fork(at string, opts Options) (*Session, error) {
 		return nil, ErrClosed
 	}
 	if at != "" {
-		if i, ok := s.log.index[at]; !ok || !s.log.entries[i].IsTree() {
+		if !s.log.isTree(at) {
 			s.mu.Unlock()
 			return nil, fmt.Errorf("%w: cannot fork at %q: not a tree entry of %s", ErrNotFound, at, s.path)
 		}

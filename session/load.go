@@ -67,7 +67,7 @@ func (i LoadIssue) String() string {
 // share.
 type log struct {
 	header  Header
-	entries []Entry
+	entries entryList
 	index   map[string]int
 	labels  map[string]string
 	name    string
@@ -105,6 +105,16 @@ type loader struct {
 	off          int64 // bytes read so far
 	start        int64 // where the current line starts
 	headerLoaded bool
+	sc           scanner
+}
+
+// parent returns the ID string of a loaded entry, so that an entry's
+// Parent shares its memory.
+func (ld *loader) parent(id []byte) (string, bool) {
+	if i, ok := ld.l.index[string(id)]; ok {
+		return ld.l.entries.at(i).ID, true
+	}
+	return "", false
 }
 
 // maxLine bounds one line; longer lines are reported as corrupt without
@@ -115,7 +125,7 @@ const maxLine = 256 << 20
 // file has no valid header; everything else is an issue.
 func readLog(r io.Reader, path string) (*log, error) {
 	l := &log{index: make(map[string]int), labels: make(map[string]string)}
-	ld := &loader{l: l}
+	ld := &loader{l: l, sc: scanner{intern: make(map[string]string)}}
 	br := bufio.NewReaderSize(r, 256<<10)
 	var long []byte // the start of a line longer than the buffer
 	tooLong := false
@@ -189,14 +199,17 @@ func (ld *loader) tail(b []byte, start int64, path string) error {
 		}
 		return &FormatError{Path: path, Line: 1, Detail: "the header line is incomplete: the session was never fully created", Err: ErrNotSession}
 	}
-	var e Entry
-	if len(bytes.TrimSpace(b)) > 0 && decodeEntry(bytes.TrimRight(b, "\r"), &e) == nil {
-		ld.l.noNewline = true
-		ld.l.size = start + int64(len(b))
-		ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueMissingNewline, Line: ld.lineNo, Offset: start, ID: e.ID,
-			Detail: "the last entry has no newline; it is kept and the newline is added before the next write"})
-		ld.add(e, start)
-		return nil
+	if len(bytes.TrimSpace(b)) > 0 {
+		e := ld.l.entries.grow()
+		if ld.sc.decode(bytes.TrimRight(b, "\r"), e, ld.parent) == nil {
+			ld.l.noNewline = true
+			ld.l.size = start + int64(len(b))
+			ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueMissingNewline, Line: ld.lineNo, Offset: start, ID: e.ID,
+				Detail: "the last entry has no newline; it is kept and the newline is added before the next write"})
+			ld.add(e, start)
+			return nil
+		}
+		ld.l.entries.shrink()
 	}
 	ld.l.torn = true
 	ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: start,
@@ -234,8 +247,9 @@ func (ld *loader) line(b []byte, start int64, path string) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil // blank lines carry nothing
 	}
-	var e Entry
-	if err := decodeEntry(b, &e); err != nil {
+	e := l.entries.grow()
+	if err := ld.sc.decode(b, e, ld.parent); err != nil {
+		l.entries.shrink()
 		ld.corrupt(b, start, err)
 		return nil
 	}
@@ -256,16 +270,17 @@ func (ld *loader) corrupt(b []byte, start int64, err error) {
 	}
 }
 
-// add indexes a decoded entry.
-func (ld *loader) add(e Entry, start int64) {
+// add indexes the entry just decoded into the last slot of the list.
+func (ld *loader) add(e *Entry, start int64) {
 	l := ld.l
 	if _, dup := l.index[e.ID]; dup {
 		l.issues = append(l.issues, LoadIssue{Kind: IssueDuplicateID, Line: ld.lineNo, Offset: start, ID: e.ID,
 			Detail: "an earlier entry has the same id; this one is skipped"})
+		l.entries.shrink()
 		return
 	}
 	if e.IsTree() && e.Parent != "" {
-		if i, ok := l.index[e.Parent]; !ok || !l.entries[i].IsTree() {
+		if !l.isTree(e.Parent) {
 			orig := e.Parent
 			e.Parent = ld.ancestor(orig)
 			if l.reparented == nil {
@@ -280,9 +295,8 @@ func (ld *loader) add(e Entry, start int64) {
 				Detail: fmt.Sprintf("its parent %s is missing; attached to %s, the nearest known ancestor", orig, to)})
 		}
 	}
-	l.index[e.ID] = len(l.entries)
-	l.entries = append(l.entries, e)
-	l.apply(&l.entries[len(l.entries)-1], func(target string) {
+	l.index[e.ID] = l.entries.len() - 1
+	l.apply(e, func(target string) {
 		l.issues = append(l.issues, LoadIssue{Kind: IssueBadTarget, Line: ld.lineNo, Offset: start, ID: e.ID,
 			Detail: fmt.Sprintf("the leaf entry names %s, which is not a tree entry of this file; ignored", target)})
 	})
@@ -303,7 +317,7 @@ func (ld *loader) ancestor(p string) string {
 		if !ok {
 			break
 		}
-		if i, known := ld.l.index[g.parent]; known && ld.l.entries[i].IsTree() {
+		if ld.l.isTree(g.parent) {
 			return g.parent
 		}
 		if _, again := ld.ghosts[g.parent]; !again || seen > len(ld.ghosts) {
@@ -327,7 +341,7 @@ func (l *log) apply(e *Entry, bad func(target string)) {
 			l.leaf = ""
 			return
 		}
-		if i, ok := l.index[e.Target]; ok && l.entries[i].IsTree() {
+		if l.isTree(e.Target) {
 			l.leaf = e.Target
 			return
 		}
@@ -384,5 +398,5 @@ func ReadFile(path string) (Header, []Entry, []LoadIssue, error) {
 	if err != nil {
 		return Header{}, nil, nil, err
 	}
-	return l.header, l.entries, l.issues, nil
+	return l.header, l.entries.all(), l.issues, nil
 }

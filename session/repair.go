@@ -32,11 +32,10 @@ func (s *Session) repair() error {
 	answered := map[string]bool{}
 	var asst *Entry
 	for id := l.leaf; id != ""; {
-		i, ok := l.index[id]
+		e, ok := l.get(id)
 		if !ok {
 			break
 		}
-		e := &l.entries[i]
 		id = e.Parent
 		if e.Type != TypeMessage {
 			continue

@@ -259,18 +259,18 @@ func (s *Session) Repairs() []Repair {
 func (s *Session) Entries() []Entry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Entry(nil), s.log.entries...)
+	return s.log.entries.all()
 }
 
 // Entry returns the entry with this ID.
 func (s *Session) Entry(id string) (Entry, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i, ok := s.log.index[id]
+	e, ok := s.log.get(id)
 	if !ok {
 		return Entry{}, false
 	}
-	return s.log.entries[i], true
+	return *e, true
 }
 
 // Labels returns the current label of every labelled entry.
@@ -291,7 +291,7 @@ func (s *Session) Branch(id string) ([]Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id != "" {
-		if i, ok := s.log.index[id]; !ok || !s.log.entries[i].IsTree() {
+		if !s.log.isTree(id) {
 			return nil, fmt.Errorf("%w: %q is not a tree entry of %s", ErrNotFound, id, s.path)
 		}
 	}

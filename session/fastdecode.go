@@ -1,0 +1,299 @@
+package session
+
+import (
+	"github.com/reinhq/rein/llm"
+)
+
+// The fast path of the entry decoder: it decodes the lines this package
+// writes straight into entries, without reflection, and gives up (returns
+// false) on anything else, which then goes to encoding/json. FuzzDecodeEntry
+// checks that whenever it succeeds it agrees with encoding/json, and
+// TestFastDecoderKnowsEveryField that it knows every field of the types it
+// decodes.
+
+// fastEntry decodes line into e. parent, when not nil, may return an
+// existing string equal to a parent ID so that its memory is shared.
+func (s *scanner) fastEntry(line []byte, e *Entry, parent func([]byte) (string, bool)) bool {
+	s.b, s.i = line, 0
+	ok := s.object(func(k []byte) uint32 {
+		var ok bool
+		switch string(k) {
+		case "type":
+			var t string
+			t, ok = s.istr()
+			e.Type = EntryType(t)
+			return bit(0, ok)
+		case "id":
+			e.ID, ok = s.str()
+			return bit(1, ok)
+		case "parent":
+			if parent != nil {
+				save := s.i
+				raw, esc, nonASCII, sok := s.strSpan()
+				if sok && !esc && !nonASCII {
+					if p, hit := parent(raw); hit {
+						e.Parent = p
+						return bit(2, true)
+					}
+				}
+				s.i = save
+			}
+			e.Parent, ok = s.str()
+			return bit(2, ok)
+		case "timestamp":
+			return bit(3, s.time(&e.Timestamp))
+		case "message":
+			m := new(llm.Message)
+			e.Message = m
+			return bit(4, s.message(m))
+		case "provider":
+			e.Provider, ok = s.istr()
+			return bit(5, ok)
+		case "model":
+			e.Model, ok = s.istr()
+			return bit(6, ok)
+		case "thinking":
+			var t string
+			t, ok = s.istr()
+			e.Thinking = llm.ThinkingLevel(t)
+			return bit(7, ok)
+		case "tools":
+			e.Tools, ok = s.strings()
+			return bit(8, ok)
+		case "summary":
+			e.Summary, ok = s.str()
+			return bit(9, ok)
+		case "first_kept":
+			e.FirstKept, ok = s.str()
+			return bit(10, ok)
+		case "tokens_before":
+			e.TokensBefore, ok = s.int()
+			return bit(11, ok)
+		case "files_read":
+			e.FilesRead, ok = s.strings()
+			return bit(12, ok)
+		case "files_modified":
+			e.FilesModified, ok = s.strings()
+			return bit(13, ok)
+		case "from":
+			e.From, ok = s.str()
+			return bit(14, ok)
+		case "target":
+			e.Target, ok = s.str()
+			return bit(15, ok)
+		case "label":
+			e.Label, ok = s.str()
+			return bit(16, ok)
+		case "name":
+			e.Name, ok = s.str()
+			return bit(17, ok)
+		case "kind":
+			e.Kind, ok = s.istr()
+			return bit(18, ok)
+		case "data":
+			e.Data, ok = s.raw()
+			return bit(19, ok)
+		}
+		return 0
+	})
+	s.ws()
+	return ok && s.i == len(s.b)
+}
+
+func bit(n uint, ok bool) uint32 {
+	if !ok {
+		return 0
+	}
+	return 1 << n
+}
+
+func (s *scanner) time(t interface{ UnmarshalJSON([]byte) error }) bool {
+	s.ws()
+	start := s.i
+	if _, _, _, ok := s.strSpan(); !ok {
+		return false
+	}
+	return t.UnmarshalJSON(s.b[start:s.i]) == nil
+}
+
+func (s *scanner) message(m *llm.Message) bool {
+	return s.object(func(k []byte) uint32 {
+		var ok bool
+		switch string(k) {
+		case "role":
+			var r string
+			r, ok = s.istr()
+			m.Role = llm.Role(r)
+			return bit(0, ok)
+		case "content":
+			m.Content, ok = s.contents()
+			return bit(1, ok)
+		case "tool_call_id":
+			m.ToolCallID, ok = s.str()
+			return bit(2, ok)
+		case "tool_name":
+			m.ToolName, ok = s.istr()
+			return bit(3, ok)
+		case "is_error":
+			m.IsError, ok = s.bool()
+			return bit(4, ok)
+		case "provider":
+			m.Provider, ok = s.istr()
+			return bit(5, ok)
+		case "model":
+			m.Model, ok = s.istr()
+			return bit(6, ok)
+		case "api":
+			var a string
+			a, ok = s.istr()
+			m.API = llm.API(a)
+			return bit(7, ok)
+		case "response_id":
+			m.ResponseID, ok = s.str()
+			return bit(8, ok)
+		case "usage":
+			u := new(llm.Usage)
+			m.Usage = u
+			return bit(9, s.usage(u))
+		case "stop_reason":
+			var r string
+			r, ok = s.istr()
+			m.StopReason = llm.StopReason(r)
+			return bit(10, ok)
+		case "error_code":
+			var c string
+			c, ok = s.istr()
+			m.ErrorCode = llm.ErrorCode(c)
+			return bit(11, ok)
+		case "error_message":
+			m.ErrorMessage, ok = s.str()
+			return bit(12, ok)
+		case "timestamp":
+			return bit(13, s.time(&m.Timestamp))
+		case "extra":
+			m.Extra, ok = s.raw()
+			return bit(14, ok)
+		}
+		return 0
+	})
+}
+
+// contents reads an array of content blocks into a slice of exactly the
+// right length; null gives nil, as the encoder writes a nil Content.
+func (s *scanner) contents() ([]llm.Content, bool) {
+	if s.peek() == 'n' {
+		return nil, s.lit("null")
+	}
+	if !s.next('[') {
+		return nil, false
+	}
+	if s.next(']') {
+		return []llm.Content{}, true
+	}
+	var buf [4]llm.Content
+	blocks := buf[:0]
+	for {
+		var c llm.Content
+		if !s.content(&c) {
+			return nil, false
+		}
+		blocks = append(blocks, c)
+		if s.next(']') {
+			return append(make([]llm.Content, 0, len(blocks)), blocks...), true
+		}
+		if !s.next(',') {
+			return nil, false
+		}
+	}
+}
+
+func (s *scanner) content(c *llm.Content) bool {
+	return s.object(func(k []byte) uint32 {
+		var ok bool
+		switch string(k) {
+		case "type":
+			var t string
+			t, ok = s.istr()
+			c.Type = llm.ContentType(t)
+			return bit(0, ok)
+		case "text":
+			c.Text, ok = s.str()
+			return bit(1, ok)
+		case "signature":
+			c.Signature, ok = s.str()
+			return bit(2, ok)
+		case "redacted":
+			c.Redacted, ok = s.bool()
+			return bit(3, ok)
+		case "data":
+			c.Data, ok = s.str()
+			return bit(4, ok)
+		case "mime_type":
+			c.MIMEType, ok = s.istr()
+			return bit(5, ok)
+		case "id":
+			c.ID, ok = s.str()
+			return bit(6, ok)
+		case "name":
+			c.Name, ok = s.istr()
+			return bit(7, ok)
+		case "arguments":
+			c.Arguments, ok = s.raw()
+			return bit(8, ok)
+		case "extra":
+			c.Extra, ok = s.raw()
+			return bit(9, ok)
+		}
+		return 0
+	})
+}
+
+func (s *scanner) usage(u *llm.Usage) bool {
+	return s.object(func(k []byte) uint32 {
+		var ok bool
+		switch string(k) {
+		case "input":
+			u.Input, ok = s.int()
+			return bit(0, ok)
+		case "output":
+			u.Output, ok = s.int()
+			return bit(1, ok)
+		case "cache_read":
+			u.CacheRead, ok = s.int()
+			return bit(2, ok)
+		case "cache_write":
+			u.CacheWrite, ok = s.int()
+			return bit(3, ok)
+		case "total":
+			u.Total, ok = s.int()
+			return bit(4, ok)
+		case "cost":
+			return bit(5, s.cost(&u.Cost))
+		}
+		return 0
+	})
+}
+
+func (s *scanner) cost(c *llm.Cost) bool {
+	return s.object(func(k []byte) uint32 {
+		var ok bool
+		switch string(k) {
+		case "input":
+			c.Input, ok = s.float()
+			return bit(0, ok)
+		case "output":
+			c.Output, ok = s.float()
+			return bit(1, ok)
+		case "cache_read":
+			c.CacheRead, ok = s.float()
+			return bit(2, ok)
+		case "cache_write":
+			c.CacheWrite, ok = s.float()
+			return bit(3, ok)
+		case "total":
+			c.Total, ok = s.float()
+			return bit(4, ok)
+		}
+		return 0
+	})
+}

@@ -1,0 +1,448 @@
+package session
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// scanner is a small JSON reader over one line, used by the fast path of
+// the entry decoder. Every method reports failure by returning false; the
+// fast path then gives up and the line is decoded by encoding/json, which
+// has the final word on what a line means. The fast path therefore only
+// needs to be right when it succeeds: it accepts a subset of JSON (no
+// null values, no duplicate or unknown keys, no escaped keys) and decodes
+// it exactly as encoding/json would.
+type scanner struct {
+	b []byte
+	i int
+	// intern shares the memory of short values that repeat across lines
+	// (roles, block types, model names…).
+	intern map[string]string
+	// scratch is reused for unescaping strings.
+	scratch []byte
+}
+
+const maxDepth = 512
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips whitespace and reports whether the next byte is c, consuming
+// it if so.
+func (s *scanner) next(c byte) bool {
+	s.ws()
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+func (s *scanner) peek() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// strSpan reads a string token and returns its content (between the
+// quotes), whether it has escapes and whether it has non-ASCII bytes.
+func (s *scanner) strSpan() (raw []byte, esc, nonASCII, ok bool) {
+	if !s.next('"') {
+		return nil, false, false, false
+	}
+	start := s.i
+	for s.i < len(s.b) {
+		// Skip eight plain bytes at a time.
+		for s.i+8 <= len(s.b) && !special(binary.LittleEndian.Uint64(s.b[s.i:])) {
+			s.i += 8
+		}
+		if s.i >= len(s.b) {
+			break
+		}
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			raw = s.b[start:s.i]
+			s.i++
+			return raw, esc, nonASCII, true
+		case c == '\\':
+			esc = true
+			s.i++
+			if s.i >= len(s.b) {
+				return nil, false, false, false
+			}
+			if s.b[s.i] == 'u' {
+				if s.i+4 >= len(s.b) {
+					return nil, false, false, false
+				}
+				for _, h := range s.b[s.i+1 : s.i+5] {
+					if hexVal(h) < 0 {
+						return nil, false, false, false
+					}
+				}
+				s.i += 4
+			} else {
+				switch s.b[s.i] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				default:
+					return nil, false, false, false
+				}
+			}
+			s.i++
+		case c < 0x20:
+			return nil, false, false, false
+		case c >= 0x80:
+			nonASCII = true
+			s.i++
+		default:
+			s.i++
+		}
+	}
+	return nil, false, false, false
+}
+
+// special reports whether any of the eight bytes of w may need attention
+// inside a string: a quote, a backslash, a control byte or a non-ASCII
+// byte. It may report true for plain bytes too (then they are looked at
+// one by one), never false for a special one.
+func special(w uint64) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (lo * '"')
+	bs := w ^ (lo * '\\')
+	return ((q-lo)&^q|(bs-lo)&^bs|(w-lo*0x20)&^w|w)&hi != 0
+}
+
+func hexVal(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'f':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// str reads a string value. Strings with invalid UTF-8 or lone
+// surrogates are left to the slow path (encoding/json replaces them).
+func (s *scanner) str() (string, bool) {
+	raw, esc, nonASCII, ok := s.strSpan()
+	if !ok {
+		return "", false
+	}
+	if !esc {
+		if nonASCII && !utf8.Valid(raw) {
+			return "", false
+		}
+		return string(raw), true
+	}
+	out, ok := s.unescape(raw)
+	if !ok || (nonASCII && !utf8.Valid(out)) {
+		return "", false
+	}
+	return string(out), true
+}
+
+// istr reads a string value that is likely to repeat, sharing its memory.
+func (s *scanner) istr() (string, bool) {
+	save := s.i
+	raw, esc, nonASCII, ok := s.strSpan()
+	if !ok {
+		return "", false
+	}
+	if esc || nonASCII || len(raw) > 64 {
+		s.i = save
+		return s.str()
+	}
+	if v, hit := s.intern[string(raw)]; hit {
+		return v, true
+	}
+	v := string(raw)
+	if s.intern != nil && len(s.intern) < 4096 {
+		s.intern[v] = v
+	}
+	return v, true
+}
+
+// unescape decodes the escapes of a string's content.
+func (s *scanner) unescape(raw []byte) ([]byte, bool) {
+	out := s.scratch[:0]
+	for i := 0; i < len(raw); i++ {
+		j := bytes.IndexByte(raw[i:], '\\')
+		if j < 0 {
+			out = append(out, raw[i:]...)
+			break
+		}
+		out = append(out, raw[i:i+j]...)
+		i += j + 1
+		switch raw[i] {
+		case '"', '\\', '/':
+			out = append(out, raw[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := rune(hex4(raw[i+1 : i+5]))
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+6 >= len(raw) || raw[i+1] != '\\' || raw[i+2] != 'u' {
+					return nil, false
+				}
+				r2 := rune(hex4(raw[i+3 : i+7]))
+				r = utf16.DecodeRune(r, r2)
+				if r == utf8.RuneError {
+					return nil, false
+				}
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+		}
+	}
+	s.scratch = out
+	return out, true
+}
+
+func hex4(b []byte) int {
+	return hexVal(b[0])<<12 | hexVal(b[1])<<8 | hexVal(b[2])<<4 | hexVal(b[3])
+}
+
+// numSpan reads a number token, checking the JSON grammar, and reports
+// whether it is a plain integer (no fraction or exponent).
+func (s *scanner) numSpan() (raw []byte, integer, ok bool) {
+	s.ws()
+	start := s.i
+	integer = true
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.i < len(s.b) && '1' <= s.b[s.i] && s.b[s.i] <= '9':
+		for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+			s.i++
+		}
+	default:
+		return nil, false, false
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		integer = false
+		s.i++
+		if !s.digits() {
+			return nil, false, false
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		integer = false
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if !s.digits() {
+			return nil, false, false
+		}
+	}
+	return s.b[start:s.i], integer, true
+}
+
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+// bytesString views b as a string for parsing calls that do not keep it.
+func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+func (s *scanner) int() (int, bool) {
+	raw, integer, ok := s.numSpan()
+	if !ok || !integer {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(bytesString(raw), 10, strconv.IntSize)
+	return int(n), err == nil
+}
+
+func (s *scanner) float() (float64, bool) {
+	raw, _, ok := s.numSpan()
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(bytesString(raw), 64)
+	return f, err == nil
+}
+
+func (s *scanner) bool() (bool, bool) {
+	s.ws()
+	switch {
+	case s.lit("true"):
+		return true, true
+	case s.lit("false"):
+		return false, true
+	}
+	return false, false
+}
+
+func (s *scanner) lit(word string) bool {
+	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// raw reads any JSON value except a top-level null and returns a copy of
+// its bytes, as encoding/json fills a json.RawMessage.
+func (s *scanner) raw() (json.RawMessage, bool) {
+	s.ws()
+	start := s.i
+	if s.lit("null") || !s.skip(0) {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), s.b[start:s.i]...), true
+}
+
+// skip reads and validates any JSON value.
+func (s *scanner) skip(depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch s.peek() {
+	case '{':
+		s.i++
+		if s.next('}') {
+			return true
+		}
+		for {
+			if _, _, _, ok := s.strSpan(); !ok || !s.next(':') || !s.skip(depth+1) {
+				return false
+			}
+			if s.next('}') {
+				return true
+			}
+			if !s.next(',') {
+				return false
+			}
+		}
+	case '[':
+		s.i++
+		if s.next(']') {
+			return true
+		}
+		for {
+			if !s.skip(depth + 1) {
+				return false
+			}
+			if s.next(']') {
+				return true
+			}
+			if !s.next(',') {
+				return false
+			}
+		}
+	case '"':
+		// encoding/json copies strings inside raw values as they are,
+		// invalid UTF-8 included, so only the grammar is checked.
+		_, _, _, ok := s.strSpan()
+		return ok
+	case 't':
+		return s.lit("true")
+	case 'f':
+		return s.lit("false")
+	case 'n':
+		return s.lit("null")
+	default:
+		_, _, ok := s.numSpan()
+		return ok
+	}
+}
+
+// strings reads an array of strings; [] gives an empty, non-nil slice.
+func (s *scanner) strings() ([]string, bool) {
+	if !s.next('[') {
+		return nil, false
+	}
+	out := []string{}
+	if s.next(']') {
+		return out, true
+	}
+	for {
+		v, ok := s.str()
+		if !ok {
+			return nil, false
+		}
+		out = append(out, v)
+		if s.next(']') {
+			return out, true
+		}
+		if !s.next(',') {
+			return nil, false
+		}
+	}
+}
+
+// key reads an object key and the colon after it. Keys with escapes are
+// left to the slow path.
+func (s *scanner) key() ([]byte, bool) {
+	raw, esc, _, ok := s.strSpan()
+	if !ok || esc || !s.next(':') {
+		return nil, false
+	}
+	return raw, true
+}
+
+// object reads an object, calling field for each key; field reads the
+// value and returns the key's bit (for duplicate detection) or 0 for an
+// unknown key or a bad value. Value readers fail on null, except where
+// noted, so null values go to the slow path.
+func (s *scanner) object(field func(key []byte) uint32) bool {
+	if !s.next('{') {
+		return false
+	}
+	if s.next('}') {
+		return true
+	}
+	var seen uint32
+	for {
+		k, ok := s.key()
+		if !ok {
+			return false
+		}
+		bit := field(k)
+		if bit == 0 || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		if s.next('}') {
+			return true
+		}
+		if !s.next(',') {
+			return false
+		}
+	}
+}
