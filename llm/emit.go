@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -86,6 +87,11 @@ func (e *Emitter) SetModel(model string) {
 		e.acc.msg.Model = model
 	}
 }
+
+// SetExtra records provider-specific message data (Message.Extra) that
+// becomes known while the reply streams, such as blocks rein does not
+// model. It replaces any earlier value.
+func (e *Emitter) SetExtra(extra json.RawMessage) { e.acc.msg.Extra = extra }
 
 // Usage returns the usage being accumulated; providers set its counts as
 // they arrive. Total and cost are filled in by Finish.
