@@ -55,6 +55,20 @@ func NewReader(r io.Reader) *Reader {
 	return &Reader{src: r, buf: make([]byte, 32<<10), MaxLine: DefaultMaxLine, retry: -1}
 }
 
+// maxKeptBuffer is the largest buffer Reset keeps for reuse; a reader
+// that grew beyond it for a long line returns to the default size.
+const maxKeptBuffer = 1 << 20
+
+// Reset makes r read a new stream from src, as a reader returned by
+// NewReader would, reusing its buffers. MaxLine is kept.
+func (r *Reader) Reset(src io.Reader) {
+	buf := r.buf
+	if len(buf) > maxKeptBuffer || len(buf) == 0 {
+		buf = make([]byte, 32<<10)
+	}
+	*r = Reader{src: src, buf: buf, MaxLine: r.MaxLine, data: r.data[:0], typ: r.typ[:0], lastTyp: r.lastTyp, retry: -1}
+}
+
 // readLine returns the next line without its terminator (LF, CRLF or CR).
 // The slice is valid until the next call. The source's error (io.EOF at
 // the end) is returned only when no bytes remain.

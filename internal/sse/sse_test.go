@@ -130,3 +130,18 @@ func BenchmarkReader(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "events/s")
 }
+
+func TestReset(t *testing.T) {
+	r := NewReader(strings.NewReader("event: a\nid: 1\ndata: " + strings.Repeat("x", 40<<10) + "\n\ndata: partial"))
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	r.Reset(strings.NewReader("data: y\r\n\r\n"))
+	ev, err := r.Next()
+	if err != nil || ev.Type != "" || string(ev.Data) != "y" || ev.ID != "" || ev.Retry != -1 {
+		t.Fatalf("after Reset: %+v, %v", ev, err)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Fatalf("err = %v, want EOF", err)
+	}
+}
