@@ -1,0 +1,545 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/internal/wire"
+	"github.com/reinhq/rein/llm"
+)
+
+type blockKind uint8
+
+const (
+	kindText blockKind = iota
+	kindThinking
+	kindToolCall
+	kindRedacted
+	kindOther
+)
+
+func (k blockKind) String() string {
+	switch k {
+	case kindText:
+		return "text"
+	case kindThinking:
+		return "thinking"
+	case kindToolCall:
+		return "tool_use"
+	case kindRedacted:
+		return "redacted_thinking"
+	}
+	return "pass-through"
+}
+
+// blockState tracks one content block of the stream.
+type blockState struct {
+	wire int // the stream's index
+	kind blockKind
+	// idx is the emitter's content index for text, thinking and tool
+	// calls, and the block's position among all blocks otherwise.
+	idx     int
+	open    bool
+	sawArgs bool   // tool_use: a non-empty input_json_delta arrived
+	input   []byte // tool_use: the input sent with content_block_start
+	// Pass-through blocks: the start block and what deltas added to it.
+	raw       []byte
+	args      []byte
+	text      []byte
+	citations []json.RawMessage
+}
+
+// passBlock is a content block rein does not model, kept verbatim with
+// its position among the message's blocks.
+type passBlock struct {
+	At    int             `json:"at"`
+	Block json.RawMessage `json:"block"`
+}
+
+// messageExtra is the shape of Message.Extra for replies from this API.
+type messageExtra struct {
+	// StopReason is the raw stop reason when it is not one of end_turn,
+	// tool_use or max_tokens (stop_sequence, pause_turn, refusal, …).
+	StopReason   string  `json:"stop_reason,omitempty"`
+	StopSequence *string `json:"stop_sequence,omitempty"`
+	// Blocks are content blocks of types rein does not model
+	// (server_tool_use, web_search_tool_result, …), sent back verbatim
+	// at their position on later turns.
+	Blocks []passBlock `json:"blocks,omitempty"`
+	// Events are stream events of unknown types, kept for inspection;
+	// they are never sent back.
+	Events []json.RawMessage `json:"events,omitempty"`
+}
+
+// decoder turns the events of one Messages API stream into emitter calls.
+type decoder struct {
+	e        *llm.Emitter
+	sc       scanner
+	f        frame
+	provider string
+	secrets  []string
+
+	blocks   []blockState
+	seq      int // blocks started, of every kind
+	extra    messageExtra
+	stop     string
+	finished bool // message_stop was handled
+}
+
+func newDecoder(e *llm.Emitter, provider string, secrets ...string) *decoder {
+	return &decoder{e: e, provider: provider, secrets: secrets, blocks: make([]blockState, 0, 4)}
+}
+
+// run reads events until the stream ends, the consumer stops or an error
+// ends it; it always leaves the emitter ended. readErr classifies errors
+// from the body other than the end of the stream.
+func (d *decoder) run(r *sse.Reader, readErr func(error) error) {
+	for {
+		ev, err := r.Next()
+		if err != nil {
+			switch {
+			case errors.Is(err, sse.ErrLineTooLong):
+				d.fail(&llm.Error{Code: llm.CodeFormat, Provider: d.provider, Message: "the stream sent a line longer than the reader's limit", Err: err})
+			case err == io.EOF || err == io.ErrUnexpectedEOF:
+				d.fail(&llm.Error{Code: llm.CodeServerError, Provider: d.provider, Message: "the stream ended before message_stop", Err: io.ErrUnexpectedEOF})
+			default:
+				d.fail(readErr(err))
+			}
+			return
+		}
+		if !d.handle(ev.Type, ev.Data) {
+			return
+		}
+	}
+}
+
+// handle applies one event and reports whether the stream goes on.
+func (d *decoder) handle(name string, data []byte) bool {
+	if err := d.sc.parse(data, &d.f); err != nil {
+		d.fail(d.malformed(name, data, err))
+		return false
+	}
+	typ := d.f.typ
+	if typ == nil {
+		typ = []byte(name)
+	}
+	if string(typ) != "message_start" && !d.e.Ended() && !d.e.Start(llm.Message{}) {
+		return false
+	}
+	var err error
+	switch string(typ) {
+	case "content_block_delta":
+		err = d.delta()
+	case "ping":
+	case "message_start":
+		err = d.messageStart()
+	case "content_block_start":
+		err = d.blockStart()
+	case "content_block_stop":
+		err = d.blockStop()
+	case "message_delta":
+		err = d.messageDelta()
+	case "message_stop":
+		d.finish()
+		return false
+	case "error":
+		d.streamError(data)
+		return false
+	default:
+		if name == "error" {
+			d.streamError(data)
+			return false
+		}
+		d.extra.Events = append(d.extra.Events, json.RawMessage(append([]byte(nil), data...)))
+	}
+	if err != nil {
+		d.fail(err)
+		return false
+	}
+	return !d.e.Ended()
+}
+
+func (d *decoder) messageStart() error {
+	f := &d.f
+	id, model := text(f.msgID), text(f.msgModel)
+	if !d.e.Start(llm.Message{ResponseID: id, Model: model}) {
+		return nil
+	}
+	d.e.SetResponseID(id)
+	d.e.SetModel(model)
+	return d.usage("message_start", f.msgUsage)
+}
+
+// wireUsage holds the token counts of message_start and message_delta;
+// absent counts are nil so that a later event sets only what it carries.
+type wireUsage struct {
+	Input      *int `json:"input_tokens"`
+	Output     *int `json:"output_tokens"`
+	CacheRead  *int `json:"cache_read_input_tokens"`
+	CacheWrite *int `json:"cache_creation_input_tokens"`
+}
+
+// usage applies a usage object. The API reports cumulative counts, so a
+// count in message_delta replaces the one message_start gave; counts an
+// event leaves out are kept.
+func (d *decoder) usage(event string, raw []byte) error {
+	if raw == nil {
+		return nil
+	}
+	var u wireUsage
+	var sc scanner
+	if err := sc.usage(raw, &u); err != nil {
+		return d.malformed(event, raw, err)
+	}
+	eu := d.e.Usage()
+	for _, f := range [...]struct {
+		src *int
+		dst *int
+	}{{u.Input, &eu.Input}, {u.Output, &eu.Output}, {u.CacheRead, &eu.CacheRead}, {u.CacheWrite, &eu.CacheWrite}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	return nil
+}
+
+func (d *decoder) blockStart() error {
+	b := &d.f.block
+	if b.raw == nil || !d.f.hasIndex {
+		return d.protocol("content_block_start without an index or a content_block")
+	}
+	st := blockState{wire: d.f.index, open: true}
+	switch string(b.typ) {
+	case "text":
+		st.kind = kindText
+		st.idx, _ = d.e.TextStart()
+		d.e.Delta(st.idx, text(b.text))
+		if b.citations != nil {
+			var sc scanner
+			st.citations = sc.elements(b.citations)
+		}
+	case "thinking":
+		st.kind = kindThinking
+		st.idx, _ = d.e.ThinkingStart()
+		d.e.Delta(st.idx, text(b.thinking))
+		if blk := d.e.Block(st.idx); blk != nil {
+			blk.Signature = string(b.signature)
+		}
+	case "redacted_thinking":
+		st.kind, st.open = kindRedacted, false
+		st.idx, _ = d.e.Whole(llm.Content{Type: llm.ContentThinking, Redacted: true, Signature: string(b.data)})
+	case "tool_use":
+		st.kind = kindToolCall
+		st.idx, _ = d.e.ToolCallStart(text(b.id), text(b.name))
+		if in := trimSpace(b.input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
+			st.input = append([]byte(nil), in...)
+		}
+	default:
+		st.kind, st.idx = kindOther, d.seq
+		st.raw = append([]byte(nil), b.raw...)
+	}
+	if st.kind == kindText || st.kind == kindThinking || st.kind == kindToolCall {
+		if x := unmodelled(b, st.kind); x != nil {
+			if blk := d.e.Block(st.idx); blk != nil {
+				blk.Extra = x
+			}
+		}
+	}
+	d.seq++
+	d.blocks = append(d.blocks, st)
+	return nil
+}
+
+func (d *decoder) find(wire int) *blockState {
+	for i := len(d.blocks) - 1; i >= 0; i-- {
+		if d.blocks[i].wire == wire {
+			return &d.blocks[i]
+		}
+	}
+	return nil
+}
+
+func (d *decoder) delta() error {
+	f := &d.f
+	st := d.find(f.index)
+	if !f.hasIndex || st == nil || !st.open {
+		return d.protocol(fmt.Sprintf("content_block_delta for block %d, which is not open", f.index))
+	}
+	mismatch := func() error {
+		return d.protocol(fmt.Sprintf("%s for the %s block at index %d", f.deltaType, st.kind, f.index))
+	}
+	switch string(f.deltaType) {
+	case "text_delta":
+		switch st.kind {
+		case kindText:
+			d.e.Delta(st.idx, text(f.text))
+		case kindOther:
+			st.text = append(st.text, f.text...)
+		default:
+			return mismatch()
+		}
+	case "thinking_delta":
+		if st.kind != kindThinking {
+			return mismatch()
+		}
+		d.e.Delta(st.idx, text(f.thinking))
+	case "signature_delta":
+		if st.kind != kindThinking {
+			return mismatch()
+		}
+		if blk := d.e.Block(st.idx); blk != nil {
+			blk.Signature += string(f.signature)
+		}
+	case "input_json_delta":
+		switch st.kind {
+		case kindToolCall:
+			if len(f.partial) > 0 {
+				st.sawArgs = true
+				d.e.Delta(st.idx, text(f.partial))
+			}
+		case kindOther:
+			st.args = append(st.args, f.partial...)
+		default:
+			return mismatch()
+		}
+	case "citations_delta":
+		if f.citation != nil && (st.kind == kindText || st.kind == kindOther) {
+			st.citations = append(st.citations, append(json.RawMessage(nil), f.citation...))
+		}
+	}
+	// Unknown delta types carry nothing rein can place; they are skipped.
+	return nil
+}
+
+func (d *decoder) blockStop() error {
+	st := d.find(d.f.index)
+	if !d.f.hasIndex || st == nil {
+		return d.protocol(fmt.Sprintf("content_block_stop for block %d, which was never started", d.f.index))
+	}
+	if !st.open {
+		return nil
+	}
+	d.close(st)
+	return nil
+}
+
+func (d *decoder) close(st *blockState) {
+	st.open = false
+	switch st.kind {
+	case kindText:
+		if len(st.citations) > 0 {
+			if blk := d.e.Block(st.idx); blk != nil {
+				blk.Extra = setFields(blk.Extra, "citations", marshalList(st.citations))
+			}
+		}
+		d.e.End(st.idx)
+	case kindThinking:
+		d.e.End(st.idx)
+	case kindToolCall:
+		if !st.sawArgs && st.input != nil {
+			d.e.Delta(st.idx, string(st.input))
+		}
+		d.e.End(st.idx)
+	case kindOther:
+		raw := st.raw
+		if len(st.args) > 0 {
+			raw = setFields(raw, "input", llm.FinishArguments(string(st.args)))
+		}
+		if len(st.text) > 0 {
+			var start struct {
+				Text string `json:"text"`
+			}
+			_ = json.Unmarshal(st.raw, &start)
+			t, _ := marshalNoEscape(start.Text + text(st.text))
+			raw = setFields(raw, "text", t)
+		}
+		if len(st.citations) > 0 {
+			raw = setFields(raw, "citations", marshalList(st.citations))
+		}
+		d.extra.Blocks = append(d.extra.Blocks, passBlock{At: st.idx, Block: raw})
+	}
+}
+
+func (d *decoder) messageDelta() error {
+	f := &d.f
+	if f.stopReason != nil {
+		d.stop = string(f.stopReason)
+	}
+	if f.hasStopSeq {
+		s := text(f.stopSeq)
+		d.extra.StopSequence = &s
+	}
+	return d.usage("message_delta", f.usage)
+}
+
+// finish ends the stream at message_stop.
+func (d *decoder) finish() {
+	d.finished = true
+	stop, known := stopReason(d.stop)
+	if !known || d.stop == "stop_sequence" {
+		d.extra.StopReason = d.stop
+	}
+	d.closeAll()
+	if d.stop == "refusal" {
+		d.e.Fail(&llm.Error{Code: llm.CodeUnknown, Provider: d.provider,
+			Message: "the model declined to answer (stop reason refusal); change or remove the request before going on"})
+		return
+	}
+	d.e.Finish(stop)
+}
+
+// stopReason maps the API's stop reason; known is false for reasons
+// without an exact neutral equivalent.
+func stopReason(s string) (llm.StopReason, bool) {
+	switch s {
+	case "end_turn", "stop_sequence":
+		return llm.StopEnd, true
+	case "max_tokens", "model_context_window_exceeded":
+		return llm.StopLength, s == "max_tokens"
+	case "tool_use":
+		return llm.StopToolUse, true
+	case "refusal":
+		return llm.StopError, false
+	case "":
+		return "", true
+	}
+	// pause_turn and reasons added later end the turn; the raw reason is
+	// kept in Message.Extra so that a caller can continue a paused turn.
+	return llm.StopEnd, false
+}
+
+// closeAll closes every open block (pass-through blocks included) and
+// records the message's extra data on the emitter.
+func (d *decoder) closeAll() {
+	for i := range d.blocks {
+		if d.blocks[i].open {
+			d.close(&d.blocks[i])
+		}
+	}
+	ex := d.extra
+	if ex.StopReason == "" && ex.StopSequence == nil && ex.Blocks == nil && ex.Events == nil {
+		return
+	}
+	d.e.SetExtra(ex.encode())
+}
+
+// encode writes the extra data as JSON. Raw blocks and events are
+// embedded as they came: the scanner validated them.
+func (ex *messageExtra) encode() json.RawMessage {
+	out := []byte{'{'}
+	field := func(name string) {
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(append(append(out, '"'), name...), '"', ':')
+	}
+	if ex.StopReason != "" {
+		field("stop_reason")
+		out = appendString(out, []byte(ex.StopReason))
+	}
+	if ex.StopSequence != nil {
+		field("stop_sequence")
+		out = appendString(out, []byte(*ex.StopSequence))
+	}
+	if len(ex.Blocks) > 0 {
+		field("blocks")
+		out = append(out, '[')
+		for i, b := range ex.Blocks {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, `{"at":`...)
+			out = strconv.AppendInt(out, int64(b.At), 10)
+			out = append(append(append(out, `,"block":`...), trimSpace(b.Block)...), '}')
+		}
+		out = append(out, ']')
+	}
+	if len(ex.Events) > 0 {
+		field("events")
+		out = append(out, '[')
+		for i, e := range ex.Events {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, trimSpace(e)...)
+		}
+		out = append(out, ']')
+	}
+	return append(out, '}')
+}
+
+func (d *decoder) fail(err error) {
+	if d.e.Ended() {
+		return
+	}
+	d.closeAll()
+	d.e.Fail(err)
+}
+
+// streamError handles an error event sent inside the stream.
+func (d *decoder) streamError(data []byte) {
+	typ, msg := text(d.f.errType), text(d.f.errText)
+	full := msg
+	switch {
+	case typ != "" && msg != "":
+		full = typ + ": " + msg
+	case typ != "":
+		full = typ
+	case msg == "":
+		full = "error event: " + text(data)
+	}
+	d.fail(&llm.Error{Code: classify(typ, msg), Provider: d.provider, Message: wire.Redact(full, d.secrets...)})
+}
+
+// classify maps the API's error types to error codes.
+func classify(typ, msg string) llm.ErrorCode {
+	switch typ {
+	case "overloaded_error":
+		return llm.CodeOverloaded
+	case "rate_limit_error":
+		return llm.CodeRateLimit
+	case "api_error":
+		return llm.CodeServerError
+	case "authentication_error", "permission_error":
+		return llm.CodeAuth
+	case "billing_error":
+		return llm.CodeBilling
+	case "not_found_error":
+		return llm.CodeModelNotFound
+	case "request_too_large":
+		return llm.CodeContextOverflow
+	case "timeout_error":
+		return llm.CodeTimeout
+	case "invalid_request_error":
+		switch c := llm.ClassifyText(msg); c {
+		case llm.CodeContextOverflow, llm.CodeBilling:
+			return c
+		}
+		return llm.CodeFormat
+	}
+	return llm.ClassifyText(typ + " " + msg)
+}
+
+func (d *decoder) malformed(event string, data []byte, err error) error {
+	se := &sse.Error{Event: event, Data: []byte(wire.Redact(string(data), d.secrets...)), Err: err}
+	return &llm.Error{Code: llm.CodeFormat, Provider: d.provider, Message: wire.Redact(se.Error(), d.secrets...), Err: se}
+}
+
+func (d *decoder) protocol(msg string) error {
+	return &llm.Error{Code: llm.CodeFormat, Provider: d.provider, Message: "unexpected stream: " + msg}
+}
+
+// readError classifies a failed read of the body of a request made with
+// hctx, a child of ctx that is cancelled with wire.ErrIdle when the
+// server stalls before sending headers.
+func readError(ctx, hctx context.Context, err error, provider string, secrets []string) error {
+	if ctx.Err() == nil && errors.Is(context.Cause(hctx), wire.ErrIdle) {
+		err = wire.ErrIdle
+	}
+	return wire.TransportError(ctx, err, provider, secrets...)
+}

@@ -1,0 +1,158 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/llm"
+)
+
+// decodeBody runs the decoder over an SSE body and returns every event
+// the emitter produced with its error.
+func decodeBody(body []byte, model llm.Model) ([]llm.Event, []error) {
+	var events []llm.Event
+	var errs []error
+	e := llm.NewEmitter(func(ev llm.Event, err error) bool {
+		events = append(events, ev)
+		errs = append(errs, err)
+		return true
+	}, &llm.Request{Model: model})
+	d := newDecoder(e, "anthropic")
+	d.run(sse.NewReader(bytes.NewReader(body)), func(err error) error { return err })
+	return events, errs
+}
+
+func addSeeds(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(recorded, "*.sse"))
+	for _, file := range files {
+		f.Add(readFile(f, filepath.Base(file)))
+	}
+	f.Add(sseFromPayloads(f, readFile(f, "payload-only/vercel-sonnet45-tool-no-args.chunks.jsonl")))
+	for _, s := range []string{
+		"",
+		"data: {}\n\n",
+		"event: ping\ndata: {\"type\": \"ping\"}\n\n",
+		"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"\\ud800\\u00e9\"}}\n\n",
+		"data: {\"type\":\"content_block_start\",\"index\":99999999,\"content_block\":{\"type\":\"mystery\"}}\n\ndata: {\"type\":\"message_stop\"}\n\n",
+		"data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"a\",\"name\":\"b\",\"input\":[1]}}\n\ndata: {\"type\":\"message_stop\"}\n\n",
+		"data: [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+}
+
+// FuzzDecode feeds arbitrary SSE bodies to the decoder: it must never
+// panic and must always end with exactly one final event, last.
+func FuzzDecode(f *testing.F) {
+	addSeeds(f)
+	model := llm.Model{ID: "m", Provider: "anthropic", API: llm.APIAnthropicMessages, ContextWindow: 1000}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		events, errs := decodeBody(body, model)
+		finals := 0
+		for i, ev := range events {
+			if ev.Final() {
+				finals++
+				if i != len(events)-1 {
+					t.Fatalf("final event %d of %d", i, len(events))
+				}
+				if (ev.Type == llm.EventError) != (errs[i] != nil) {
+					t.Fatalf("final %s with error %v", ev.Type, errs[i])
+				}
+			} else if errs[i] != nil {
+				t.Fatalf("error on %s event", ev.Type)
+			}
+		}
+		if finals != 1 || events[0].Type != llm.EventStart {
+			t.Fatalf("%d final events, first %s", finals, events[0].Type)
+		}
+		var acc llm.Accumulator
+		for _, ev := range events {
+			acc.Add(ev)
+		}
+		final := events[len(events)-1].Message
+		if len(acc.Message().Content) != len(final.Content) {
+			t.Fatalf("accumulated %d blocks, final %d", len(acc.Message().Content), len(final.Content))
+		}
+		if final.Extra != nil && !json.Valid(final.Extra) {
+			t.Fatalf("invalid message extra %q", final.Extra)
+		}
+		for _, c := range final.Content {
+			if c.Type == llm.ContentToolCall && !json.Valid(c.Arguments) {
+				t.Fatalf("invalid tool arguments %q", c.Arguments)
+			}
+			if c.Extra != nil && !json.Valid(c.Extra) {
+				t.Fatalf("invalid block extra %q", c.Extra)
+			}
+		}
+	})
+}
+
+// FuzzScan checks the event scanner against encoding/json: whatever it
+// accepts is valid JSON, and the strings it extracts are the ones
+// encoding/json decodes.
+func FuzzScan(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join(recorded, "*.sse"))
+	for _, file := range files {
+		for _, line := range strings.Split(string(readFile(f, filepath.Base(file))), "\n") {
+			if d, ok := strings.CutPrefix(line, "data: "); ok {
+				f.Add([]byte(d))
+			}
+		}
+	}
+	for _, s := range []string{
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00\ud800x\udc00"}}`,
+		"{\"type\":\"x\",\"delta\":{\"text\":\"\xff\xfe ok \xed\xa0\x80\"}}",
+		`{"type":"x","type":"y","index":-0,"delta":null}`,
+		`{"index":1e3}`, `{"index":01}`, `{"a":[1,-2.5e-3,true,false,null,{"b":"c"}]}  `, `{"a":tru}`, `{} x`, `{"a":"\u12"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var sc scanner
+		var fr frame
+		if err := sc.parse(data, &fr); err != nil {
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("scanner accepted invalid JSON %q", data)
+		}
+		// Decode with exact key matching (encoding/json's struct decoding
+		// would also match keys case-insensitively).
+		var top, delta map[string]json.RawMessage
+		if json.Unmarshal(data, &top) != nil {
+			t.Fatalf("encoding/json rejects %q", data)
+		}
+		field := func(m map[string]json.RawMessage, key string) *string {
+			var s *string
+			if raw, ok := m[key]; ok && json.Unmarshal(raw, &s) != nil {
+				t.Fatalf("%s: encoding/json cannot read %s as a string", key, raw)
+			}
+			return s
+		}
+		check := func(name string, got []byte, want *string) {
+			if want == nil {
+				if got != nil {
+					t.Fatalf("%s: scanner %q, encoding/json absent", name, got)
+				}
+				return
+			}
+			if text(got) != *want {
+				t.Fatalf("%s: scanner %q, encoding/json %q", name, text(got), *want)
+			}
+		}
+		check("type", fr.typ, field(top, "type"))
+		if raw, ok := top["delta"]; ok && json.Unmarshal(raw, &delta) == nil && delta != nil {
+			for _, k := range []struct {
+				key string
+				got []byte
+			}{{"type", fr.deltaType}, {"text", fr.text}, {"thinking", fr.thinking}, {"partial_json", fr.partial}, {"signature", fr.signature}, {"stop_reason", fr.stopReason}} {
+				check("delta."+k.key, k.got, field(delta, k.key))
+			}
+		}
+	})
+}
