@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"errors"
 
 	"github.com/reinhq/rein/internal/sse"
@@ -79,8 +78,6 @@ func (u wireUsage) apply(e *llm.Emitter) {
 func newChatDecoder(e *llm.Emitter, provider string, cp Compat, secrets ...string) *chatDecoder {
 	return &chatDecoder{e: e, provider: provider, secrets: secrets, field: cp.ReasoningField, text: -1, think: -1}
 }
-
-func (d *chatDecoder) extra() json.RawMessage { return nil }
 
 func (d *chatDecoder) event(ev sse.Event) {
 	data := ev.Data

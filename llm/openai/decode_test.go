@@ -132,9 +132,9 @@ func TestResponsesDecoderCases(t *testing.T) {
 			extra: `{"output_items":[{"output_index":0,"item":{"id":"mcpl_1","type":"mcp_list_tools","tools":[{"name":"x"}]}}]}`,
 			stop:  llm.StopToolUse},
 		{name: "only a final response with its output",
-			body: sseTyped(`{"type":"response.completed","response":{"id":"r1","model":"m","status":"completed","output":[`+
-				`{"id":"rs_9","type":"reasoning","summary":[{"type":"summary_text","text":"hmm"}],"encrypted_content":"e9"},`+
-				`{"id":"msg_9","type":"message","content":[{"type":"output_text","text":"Done.","annotations":[]}]}],`+
+			body: sseTyped(`{"type":"response.completed","response":{"id":"r1","model":"m","status":"completed","output":[` +
+				`{"id":"rs_9","type":"reasoning","summary":[{"type":"summary_text","text":"hmm"}],"encrypted_content":"e9"},` +
+				`{"id":"msg_9","type":"message","content":[{"type":"output_text","text":"Done.","annotations":[]}]}],` +
 				`"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":3}}}`),
 			want: []llm.Content{withExtra(llm.Thinking("hmm", "e9"), idExtra("rs_9")), withExtra(llm.Text("Done."), idExtra("msg_9"))},
 			stop: llm.StopEnd},

@@ -2,10 +2,14 @@ package openai
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/reinhq/rein/internal/sse"
 )
 
 // DefaultBaseURL is where requests go when neither Options.BaseURL nor the
@@ -150,9 +154,21 @@ func CompatFor(baseURL string) Compat {
 	return generic
 }
 
-// config is what a client derives once from its Options.
+// config is what a client derives once from its Options, with the
+// resources its calls share.
 type config struct {
-	opts Options
+	opts    Options
+	readers sync.Pool // *sse.Reader, reused across streams
+}
+
+// reader returns an SSE reader of body, reusing a pooled one when it can;
+// return it to c.readers when the stream is over.
+func (c *config) reader(body io.Reader) *sse.Reader {
+	if r, ok := c.readers.Get().(*sse.Reader); ok {
+		r.Reset(body)
+		return r
+	}
+	return sse.NewReader(body)
 }
 
 func (c *config) baseURL(modelBase string) string {

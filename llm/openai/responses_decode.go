@@ -84,9 +84,6 @@ func newRespDecoder(e *llm.Emitter, provider string, secrets ...string) *respDec
 // extra returns {"output_items":[{"output_index":n,"item":{…}}]} for the
 // output items rein does not model (web_search_call and the like).
 func (d *respDecoder) extra() json.RawMessage {
-	if len(d.unknown) == 0 {
-		return nil
-	}
 	b := []byte(`{"output_items":[`)
 	for i, it := range d.unknown {
 		if i > 0 {
@@ -299,6 +296,7 @@ func (d *respDecoder) itemDone() {
 			Item        json.RawMessage `json:"item"`
 		}{ev.outputIndex, append([]byte(nil), item.raw...)})
 		d.unknown = append(d.unknown, x)
+		d.e.SetExtra(d.extra())
 		return
 	case kindMessage:
 		if !it.streamed && item.text == "" {

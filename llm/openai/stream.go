@@ -24,8 +24,6 @@ type decoder interface {
 	event(ev sse.Event)
 	// eof handles the end of the body; the stream must be ended after it.
 	eof()
-	// extra returns message-level data to attach to the final message.
-	extra() json.RawMessage
 }
 
 // call is everything one Stream call needs besides its decoder.
@@ -48,14 +46,8 @@ func providerName(req *llm.Request) string {
 // stream performs one request and decodes its reply.
 func (c *call) stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
 	return func(yield func(llm.Event, error) bool) {
-		var d decoder
 		stopped := false
 		e := llm.NewEmitter(func(ev llm.Event, err error) bool {
-			if ev.Final() && d != nil {
-				if x := d.extra(); len(x) > 0 {
-					ev.Message.Extra = x
-				}
-			}
 			if !yield(ev, err) {
 				stopped = true
 				return false
@@ -126,17 +118,17 @@ func (c *call) stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event
 		body := wire.IdleTimeout(resp.Body, idle)
 		defer body.Close()
 
-		d = c.decoder(e, cp, provider, []string{key})
-		run(ctx, body, e, d, provider, key)
+		r := c.cfg.reader(body)
+		defer c.cfg.readers.Put(r)
+		run(ctx, r, e, c.decoder(e, cp, provider, []string{key}), provider, key)
 		if !stopped {
 			drain(body)
 		}
 	}
 }
 
-// run feeds the events of body to d until the stream ends.
-func run(ctx context.Context, body io.Reader, e *llm.Emitter, d decoder, provider string, secrets ...string) {
-	r := sse.NewReader(body)
+// run feeds the events r reads to d until the stream ends.
+func run(ctx context.Context, r *sse.Reader, e *llm.Emitter, d decoder, provider string, secrets ...string) {
 	for !e.Ended() {
 		ev, err := r.Next()
 		if err == io.EOF {

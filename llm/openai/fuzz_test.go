@@ -1,0 +1,159 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/llm"
+)
+
+// decodeBody runs a decoder over a raw response body, as Stream does after
+// the HTTP exchange, yielding every event. r, when not nil, is reset and
+// reused as clients reuse their pooled readers.
+func decodeBody(ctx context.Context, r *sse.Reader, api llm.API, body []byte, cp Compat, yield func(llm.Event, error) bool) {
+	req := &llm.Request{Model: llm.Model{ID: "m", Provider: "openai", API: api}}
+	e := llm.NewEmitter(yield, req)
+	var d decoder
+	if api == llm.APIOpenAIChat {
+		d = newChatDecoder(e, "openai", cp)
+	} else {
+		d = newRespDecoder(e, "openai")
+	}
+	if r == nil {
+		r = sse.NewReader(bytes.NewReader(body))
+	} else {
+		r.Reset(bytes.NewReader(body))
+	}
+	run(ctx, r, e, d, "openai")
+	if !e.Ended() {
+		panic("the decoder returned without ending the stream")
+	}
+}
+
+func fuzzDecode(t *testing.T, api llm.API, body []byte, cp Compat) {
+	var events []llm.Event
+	finals := 0
+	decodeBody(context.Background(), nil, api, body, cp, func(ev llm.Event, err error) bool {
+		if len(events) == 0 && ev.Type != llm.EventStart {
+			t.Fatalf("first event %s", ev.Type)
+		}
+		if finals > 0 {
+			t.Fatalf("event %s after the final event", ev.Type)
+		}
+		if ev.Final() {
+			finals++
+			if ev.Message == nil {
+				t.Fatal("final event without message")
+			}
+			if (ev.Type == llm.EventError) != (err != nil) {
+				t.Fatalf("%s event with error %v", ev.Type, err)
+			}
+			if ev.Type == llm.EventDone && ev.Message.StopReason == llm.StopError {
+				t.Fatal("done event with stop reason error")
+			}
+			for _, c := range ev.Message.Content {
+				if c.Type == llm.ContentToolCall && !json.Valid(c.Arguments) {
+					t.Fatalf("tool call with invalid arguments %q", c.Arguments)
+				}
+			}
+		} else if err != nil {
+			t.Fatalf("error on %s event", ev.Type)
+		}
+		events = append(events, ev)
+		return true
+	})
+	if finals != 1 {
+		t.Fatalf("%d final events", finals)
+	}
+	if err := checkBlocks(events); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func addRecorded(f *testing.F, pattern string) {
+	files, _ := filepath.Glob(filepath.Join(fixtures, pattern))
+	if len(files) == 0 {
+		f.Fatalf("no recordings match %s", pattern)
+	}
+	for _, file := range files {
+		f.Add(readFixture(f, file[len(fixtures):]))
+	}
+}
+
+func FuzzChatDecode(f *testing.F) {
+	addRecorded(f, "openai-chat/*.sse")
+	for _, s := range []string{
+		"", "data: [DONE]\n\n", "data: {}\n\n", "data: null\n\n", "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}",
+		sseData(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}}]}}]}`,
+			`{"choices":[{"delta":{"tool_calls":[{"index":3,"function":{"arguments":"}"}}]},"finish_reason":"tool_calls"}]}`),
+		sseData(`{"error":{"code":"x","message":"boom"}}`),
+		sseData(`{"choices":[{"delta":{"reasoning":"a","content":"b","tool_calls":[{"function":{"arguments":"1"}}]}}]}`, "[DONE]"),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzDecode(t, llm.APIOpenAIChat, body, Compat{})
+	})
+}
+
+func FuzzResponsesDecode(f *testing.F) {
+	addRecorded(f, "openai-responses/*.sse")
+	f.Add(jsonlToSSE(f, readFixture(f, "openai-responses/payload-only/vercel-gpt5nano-insufficient-quota-error.chunks.jsonl")))
+	for _, s := range []string{
+		"", "data: {}\n\n", "event: error\ndata: {}\n\n",
+		sseData(`{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","arguments":"{"}}`,
+			`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"x"}`,
+			`{"type":"response.completed","response":{"status":"completed"}}`),
+		sseData(`{"type":"response.output_text.delta","item_id":"a","delta":"x"}`,
+			`{"type":"response.output_item.added","item":{"id":"a","type":"function_call"}}`,
+			`{"type":"response.function_call_arguments.delta","item_id":"a","delta":"y"}`,
+			`{"type":"response.completed","response":{"status":"incomplete","output":[{"type":"message","content":[{"text":"z"}]}]}}`),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fuzzDecode(t, llm.APIOpenAIResponses, body, Compat{})
+	})
+}
+
+// FuzzScanner checks the scanner against encoding/json: for any valid
+// JSON string or number it reads the same value, and on any input it
+// neither panics nor reads past the end.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{`"a"`, `"\u00e9\ud83d\ude00"`, `"\ud800x"`, `"\\\"\/\b\f\n\r\t"`, `12`, `-3.5e2`, `{"a":[1,{"b":null}],"c":"d"}`,
+		`[1,2`, `{"a" 1}`, `"\u12"`, `"` + "\x01" + `"`, `tru`, `{"a":1}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want string
+		if json.Unmarshal(b, &want) == nil && utf8.Valid(b) {
+			var s scanner
+			s.reset(b)
+			if got := s.str(); s.end() != nil || got != want {
+				t.Fatalf("str(%q) = %q, %v; want %q", b, got, s.err, want)
+			}
+		}
+		var n int64
+		if json.Unmarshal(b, &n) == nil && n > -1<<40 && n < 1<<40 {
+			var s scanner
+			s.reset(b)
+			if got := s.num(); s.end() != nil || int64(got) != n {
+				t.Fatalf("num(%q) = %d, %v; want %d", b, got, s.err, n)
+			}
+		}
+		var s scanner
+		s.reset(b)
+		raw := s.raw()
+		if s.end() == nil && json.Valid(b) && !bytes.Equal(bytes.TrimSpace(b), raw) {
+			t.Fatalf("raw(%q) = %q", b, raw)
+		}
+		if s.i > len(b) {
+			t.Fatalf("cursor %d past the end %d", s.i, len(b))
+		}
+	})
+}
