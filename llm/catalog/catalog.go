@@ -135,6 +135,9 @@ var ErrUnknownProvider = errors.New("unknown provider")
 //   - a bare model id found in the catalog: "claude-opus-5-5", or one
 //     whose prefix names its provider (claude-, gpt-, o1…o4, gemini-).
 //
+// An empty reference means the config's default model, or Anthropic's
+// default model when the config names none.
+//
 // A model missing from the catalog on a known provider resolves to
 // conservative defaults (DefaultContextWindow, DefaultMaxOutput, no price,
 // text input) with a Note saying how to declare it in the config file.
