@@ -41,6 +41,7 @@ type decoder struct {
 	model      string
 	chunks     int
 	extras     []keptField
+	extraIdx   map[extraKey]int
 }
 
 // keptField is a message-level field rein does not model, kept across
@@ -253,16 +254,41 @@ func (d *decoder) generatedID() string {
 }
 
 // keep records a message-level extra field, replacing an earlier value of
-// the same key without allocating when it fits.
+// the same key without allocating when it fits. A handful of keys is the
+// norm and is searched in place; an index takes over beyond that.
 func (d *decoder) keep(f scopedField) {
-	for i := range d.extras {
-		k := &d.extras[i]
-		if k.scope == f.scope && k.key == string(f.key) {
-			k.val = append(k.val[:0], f.val...)
-			return
+	i := -1
+	if d.extraIdx != nil {
+		if j, ok := d.extraIdx[extraKey{f.scope, string(f.key)}]; ok {
+			i = j
+		}
+	} else {
+		for j := range d.extras {
+			if k := &d.extras[j]; k.scope == f.scope && k.key == string(f.key) {
+				i = j
+				break
+			}
 		}
 	}
+	if i >= 0 {
+		d.extras[i].val = append(d.extras[i].val[:0], f.val...)
+		return
+	}
 	d.extras = append(d.extras, keptField{scope: f.scope, key: string(f.key), val: bytes.Clone(f.val)})
+	switch n := len(d.extras); {
+	case d.extraIdx != nil:
+		d.extraIdx[extraKey{f.scope, string(f.key)}] = n - 1
+	case n > 16:
+		d.extraIdx = make(map[extraKey]int, 2*n)
+		for j, k := range d.extras {
+			d.extraIdx[extraKey{k.scope, k.key}] = j
+		}
+	}
+}
+
+type extraKey struct {
+	scope byte
+	key   string
 }
 
 // messageExtra returns the kept message-level fields as one object:

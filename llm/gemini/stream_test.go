@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -256,5 +257,77 @@ func TestUnknownPartsRoundTrip(t *testing.T) {
 		if diff := cmp.Diff(jsonValue(t, json.RawMessage(parts[i])), jsonValue(t, got[i])); diff != "" {
 			t.Errorf("part %d sent back differs (-received +sent):\n%s", i, diff)
 		}
+	}
+}
+
+func TestSignaturePlacement(t *testing.T) {
+	text := func(s, sig string) llm.Content { return llm.Content{Type: llm.ContentText, Text: s, Signature: sig} }
+	tests := []struct {
+		name  string
+		parts []string // one chunk each
+		want  []llm.Content
+	}{
+		{"merged run keeps a late signature",
+			[]string{`{"text": "a"}`, `{"text": "b", "thoughtSignature": "S1"}`, `{"text": "c"}`},
+			[]llm.Content{text("abc", "S1")}},
+		{"second signature starts a block",
+			[]string{`{"text": "a", "thoughtSignature": "S1"}`, `{"text": "b", "thoughtSignature": "S2"}`},
+			[]llm.Content{text("a", "S1"), text("b", "S2")}},
+		{"thoughts then text",
+			[]string{`{"text": "x", "thought": true, "thoughtSignature": "T"}`, `{"text": "y", "thought": true}`, `{"text": "z"}`},
+			[]llm.Content{llm.Thinking("xy", "T"), text("z", "")}},
+		{"empty signed part after a call",
+			[]string{`{"functionCall": {"name": "f", "id": "c1"}}`, `{"text": ""}`, `{"text": "", "thoughtSignature": "S"}`},
+			[]llm.Content{llm.ToolCall("c1", "f", nil), text("", "S")}},
+		{"call between texts",
+			[]string{`{"text": "a"}`, `{"functionCall": {"name": "f", "args": null, "id": "c1"}}`, `{"text": "b"}`},
+			[]llm.Content{text("a", ""), llm.ToolCall("c1", "f", nil), text("b", "")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var chunks []string
+			for i, p := range tt.parts {
+				c := `{"candidates": [{"content": {"parts": [` + p + `]}`
+				if i == len(tt.parts)-1 {
+					c += `,"finishReason": "STOP"`
+				}
+				chunks = append(chunks, c+`}]}`)
+			}
+			r := replay(t, frames(chunks...))
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+			if diff := cmp.Diff(tt.want, r.msg.Content); diff != "" {
+				t.Errorf("content (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestManyUnknownFields checks that the last value of each unknown field
+// is kept, past the point where the decoder indexes them.
+func TestManyUnknownFields(t *testing.T) {
+	chunk := func(v int) string {
+		var b strings.Builder
+		b.WriteString(`{"candidates": [{"content": {"parts": [{"text": "x"}]}`)
+		if v == 2 {
+			b.WriteString(`,"finishReason": "STOP"`)
+		}
+		b.WriteString(`}]`)
+		for i := range 20 {
+			fmt.Fprintf(&b, `,"k%d": %d`, i, v*100+i)
+		}
+		return b.String() + "}"
+	}
+	r := replay(t, frames(chunk(1), chunk(2)))
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	var got map[string]int
+	if err := json.Unmarshal(r.msg.Extra, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 20 || got["k0"] != 200 || got["k19"] != 219 {
+		t.Errorf("Extra %s, want k0..k19 from the last chunk", r.msg.Extra)
 	}
 }
