@@ -101,8 +101,11 @@ func (c *call) stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event
 			headerTimer = time.AfterFunc(idle, func() { cancel(wire.ErrIdle) })
 		}
 		resp, err := wire.Do(hctx, c.cfg.client(), hreq, provider, key)
-		if headerTimer != nil {
-			headerTimer.Stop()
+		if headerTimer != nil && !headerTimer.Stop() && err == nil {
+			// The guard fired as the headers arrived; hctx is cancelled
+			// and the body unreadable.
+			resp.Body.Close()
+			resp, err = nil, errors.New("timer fired")
 		}
 		if err != nil {
 			if ctx.Err() == nil && errors.Is(context.Cause(hctx), wire.ErrIdle) {
