@@ -1,0 +1,180 @@
+package guard
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func classify(cmd string) *bashInfo {
+	return classifyBash(syntax.NewParser(syntax.Variant(syntax.LangBash)), cmd)
+}
+
+func TestMismatchClassifier(t *testing.T) {
+	tests := []struct {
+		cmd      string
+		redirect string
+		hint     string // substring
+	}{
+		{"cat a.txt", "read", `path="a.txt"`},
+		{"cat 'my file.txt'", "read", `path="my file.txt"`},
+		{`cat "dir/x y.go"`, "read", `path="dir/x y.go"`},
+		{`cat my\ file.txt`, "read", `path="my file.txt"`},
+		{"cat -n a.go b.go", "read", "one call per file (a.go, b.go)"},
+		{"cat a.txt 2>/dev/null", "read", ""},
+		{"less README.md", "read", ""},
+		{"head -n 20 a.txt", "read", "limit=20"},
+		{"head -5 a.txt", "read", "limit=5"},
+		{"head --lines=7 a.txt", "read", "limit=7"},
+		{"tail -n 30 log.txt", "read", "last 30 lines"},
+		{"cat a.txt | head -20", "read", ""},
+		{"xxd blob.bin", "read", ""},
+		{"hexdump -C blob.bin", "read", ""},
+		{"grep -rn TODO .", "grep", `pattern="TODO", path="."`},
+		{"grep -n foo a.go", "grep", `path="a.go"`},
+		{"grep -e foo -e bar src", "grep", `pattern="bar"`},
+		{"grep -A 3 foo a.go | head -50", "grep", `path="a.go"`},
+		{"rg foo", "grep", `pattern="foo"`},
+		{"rg -g '*.go' 'func New' internal", "grep", `pattern="func New", path="internal"`},
+		{"ag needle src", "grep", ""},
+		{"egrep 'a|b' x.txt", "grep", ""},
+		{"find . -name '*.go'", "find", `pattern="*.go", path="."`},
+		{"find src -type f -iname 'readme*'", "find", `pattern="readme*", path="src"`},
+		{"ls", "ls", `path="."`},
+		{"ls -la src", "ls", `path="src"`},
+
+		// Does more than view.
+		{"cat a b > c", "", ""},
+		{"cat a.txt >> b.txt", "", ""},
+		{"grep x f > out.txt", "", ""},
+		{"cat a.txt | sort | uniq -c", "", ""},
+		{"cat a.txt | wc -l", "", ""},
+		{"ps aux | grep node", "", ""},
+		{"cat <<EOF\nhello\nEOF", "", ""},
+		{"cat <<'EOF' > f.txt\nhello\nEOF", "", ""},
+		{"cat a.txt &", "", ""},
+		{"cd src && cat main.go", "", ""},
+		{"cat a.txt; rm a.txt", "", ""},
+		{"sudo cat /etc/shadow", "", ""},
+		{"cat", "", ""},
+		{"cat $FILE", "", ""},
+		{"cat *.go", "", ""},
+		{"cat $(ls)", "", ""},
+		{"cat a.txt | tee b.txt", "", ""},
+		{"tail -f server.log", "", ""},
+		{"head -c 100 blob", "", ""},
+		{"grep foo", "", ""},
+		{"grep -f patterns.txt src", "", ""},
+		{"find . -name '*.tmp' -delete", "", ""},
+		{"find . -name '*.go' -exec gofmt -w {} +", "", ""},
+		{"find . -type f", "", ""},
+		{"ls | grep x", "", ""},
+		{"ls -R", "", ""},
+		{"ls *.go", "", ""},
+		{"echo hello", "", ""},
+		{"go test ./...", "", ""},
+		{"if then fi (((", "", ""},
+		{"cat 'unterminated", "", ""},
+		{"", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			bi := classify(tt.cmd)
+			if bi.redirect != tt.redirect || !strings.Contains(bi.hint, tt.hint) {
+				t.Fatalf("classify(%q) = %q %q, want %q containing %q", tt.cmd, bi.redirect, bi.hint, tt.redirect, tt.hint)
+			}
+		})
+	}
+}
+
+func TestBashClassification(t *testing.T) {
+	type info struct {
+		Parsed, Modifies, Poll bool
+		Key                    string
+	}
+	tests := []struct {
+		cmd  string
+		want info
+	}{
+		{"git status", info{true, false, false, "git status"}},
+		{"git diff --stat", info{true, false, false, "git diff"}},
+		{"git -C repo log -5", info{true, false, false, "git log"}},
+		{"git checkout -- a.go", info{true, true, false, "git checkout"}},
+		{"git stash", info{true, true, false, "git stash"}},
+		{"git stash list", info{true, false, false, "git stash"}},
+		{"cd /repo && go test ./...", info{true, true, false, "go test"}},
+		{"go vet ./...", info{true, false, false, "go vet"}},
+		{"FOO=1 npm run build", info{true, true, false, "npm run"}},
+		{"sudo -u x env A=1 make lint", info{true, true, false, "make lint"}},
+		{"timeout 10 pytest -x", info{true, true, false, "pytest"}},
+		{"cat a.txt", info{true, false, false, "cat"}},
+		{"cat a.txt > b.txt", info{true, true, false, "cat"}},
+		{"ls 2>/dev/null", info{true, false, false, "ls"}},
+		{"grep -r x . 2>&1 | head", info{true, false, false, "grep"}},
+		{"sed -n 1,10p a.go", info{true, false, false, "sed"}},
+		{"sed -i 's/a/b/' a.go", info{true, true, false, "sed"}},
+		{"sed --in-place=.bak s/a/b/ a.go", info{true, true, false, "sed"}},
+		{"sort -o out.txt in.txt", info{true, true, false, "sort"}},
+		{"awk '{print $1}' a.txt", info{true, false, false, "awk"}},
+		{"mv a b", info{true, true, false, "mv"}},
+		{"rm -rf build", info{true, true, false, "rm"}},
+		{"touch x", info{true, true, false, "touch"}},
+		{"python fix.py", info{true, true, false, "python"}},
+		{"$EDITOR a.go", info{true, true, false, "bash"}},
+		{"echo $(rm -rf x)", info{true, true, false, "echo"}},
+		{"find . -delete", info{true, true, false, "find"}},
+		{"curl -s localhost:8080/health", info{true, false, true, "curl"}},
+		{"curl -o out.html example.org", info{true, true, true, "curl"}},
+		{"sleep 10 && tail -3 build.log", info{true, false, true, "tail"}},
+		{"kubectl get pods -n x", info{true, false, true, "kubectl get"}},
+		{"ps aux", info{true, false, true, "ps"}},
+		{"if then (((", info{false, true, false, "bash"}},
+		{strings.Repeat("a", maxBashParse+1), info{false, true, false, "bash"}},
+		{"", info{true, false, false, "bash"}},
+	}
+	for _, tt := range tests {
+		t.Run(shorten(tt.cmd, 40), func(t *testing.T) {
+			bi := classify(tt.cmd)
+			got := info{bi.parsed, bi.modifies, bi.poll, bi.key}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Fatalf("classify(%q) (-want +got):\n%s", tt.cmd, diff)
+			}
+		})
+	}
+}
+
+// FuzzMismatch checks that the classifier never panics and keeps its
+// invariants on any command: a redirect only for parsed, read-only
+// commands, with a hint, and always a key.
+func FuzzMismatch(f *testing.F) {
+	for _, s := range []string{
+		"cat a.txt", "grep -rn x . > out", "find . -name '*.go'", "ls -la", "head -n 5 a | tail -2",
+		"cat <<EOF\nx\nEOF", "git status && git diff", "echo $((1+2))", "for i in 1 2; do cat $i; done",
+		"xxd a", "rg -e x", "cat 'a", "((", "`cat a`", "a=1 b=2", "tail -f x", "cat a 2>&1 | less",
+		"find . -name x -exec rm {} \\;", "sed -i.bak s/a/b/ f", "ls | grep x",
+	} {
+		f.Add(s)
+	}
+	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
+	f.Fuzz(func(t *testing.T, cmd string) {
+		bi := classifyBash(p, cmd)
+		if bi.key == "" {
+			t.Fatalf("no key for %q", cmd)
+		}
+		if bi.redirect != "" {
+			if !bi.parsed || bi.modifies || bi.hint == "" {
+				t.Fatalf("%q: redirect %q with parsed=%v modifies=%v hint=%q", cmd, bi.redirect, bi.parsed, bi.modifies, bi.hint)
+			}
+			switch bi.redirect {
+			case "read", "grep", "find", "ls":
+			default:
+				t.Fatalf("%q: redirect to %q", cmd, bi.redirect)
+			}
+		}
+		if !bi.parsed && !bi.modifies {
+			t.Fatalf("%q: unparsed command assumed read-only", cmd)
+		}
+	})
+}

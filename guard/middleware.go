@@ -1,0 +1,55 @@
+package guard
+
+import (
+	"context"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/tool"
+)
+
+// Middleware returns tool middleware that puts every call through the
+// rules: allowed calls run untouched (no tokens are added), warned calls
+// run with the warning before their result, cached reads are answered from
+// the cache, blocked calls do not run and return an error result saying
+// why and what to do instead, and a stop returns that result with
+// Result.Stop set, which ends the run. Results carry a note such as
+// "guard:block:cascade" or "guard:cached".
+func (g *Guard) Middleware() tool.Middleware {
+	return func(next tool.Handler) tool.Handler {
+		return func(ctx context.Context, call *tool.Call) tool.Result {
+			c := Call{Tool: call.Name, Args: call.Args, Turn: call.Turn, Unknown: call.Tool == nil}
+			d := g.Decide(c)
+			switch d.Action {
+			case Cached:
+				res := tool.Result{Content: d.Content, Notes: []string{"guard:cached"}}
+				g.record(&c, &d, &res, stamp{}, false)
+				return res
+			case Block, Stop:
+				res := tool.Result{Content: []llm.Content{llm.Text(d.Message)}, IsError: true, Notes: []string{"guard:" + d.Action.String() + ":" + d.Rule}}
+				if d.Action == Stop {
+					res.Stop = d.Message
+				}
+				g.record(&c, &d, &res, stamp{}, false)
+				return res
+			}
+			// A read's file is stamped before it runs, so that a change
+			// made while it runs is noticed at the next read.
+			var st stamp
+			stamped := false
+			if c.Tool == "read" && !g.opts.Offline {
+				if _, p := g.readTarget(c.Args); p != "" {
+					st, stamped = g.stat(p)
+				}
+			}
+			res := next(ctx, call)
+			g.record(&c, &d, &res, st, stamped)
+			if d.Action == Warn {
+				content := make([]llm.Content, 0, len(res.Content)+1)
+				content = append(content, llm.Text(d.Message+"\n\n"))
+				res.Content = append(content, res.Content...)
+				res.Notes = append(res.Notes, "guard:warn:"+d.Rule)
+			}
+			return res
+		}
+	}
+}

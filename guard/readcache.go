@@ -1,0 +1,235 @@
+package guard
+
+import (
+	"hash/maphash"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/reinhq/rein/llm"
+)
+
+// Rule read_cache: a re-read of the same view of a file (same path,
+// offset and limit) up to ReadCacheTurns turns after the read is answered
+// from the cache, marked as cached, without touching the disk. A write or
+// edit of the file, or a bash command that may modify files, drops the
+// cached copies. Stale content is never served: a live guard compares the
+// file's size and modification time with those it had when it was read;
+// an offline guard (replay) compares the recorded result of the re-read
+// with the cached copy.
+
+// readView is the part of a file a read call asks for.
+type readView struct{ offset, limit int }
+
+// stamp is what identifies a version of a file on disk.
+type stamp struct{ size, mtime int64 }
+
+type cachedView struct {
+	view    readView
+	turn    int
+	content []llm.Content
+	text    uint64 // exact hash of the text, for offline comparison
+	st      stamp
+	stamped bool
+}
+
+type fileViews struct {
+	path  string
+	views []cachedView
+}
+
+// cacheHit is a cached view found for a read call, checked fresh.
+type cacheHit struct {
+	fv *fileViews
+	cv cachedView
+}
+
+// maxCachedFiles bounds the cache; older entries are dropped first.
+const maxCachedFiles = 256
+
+// lookupRead finds a fresh cached copy for a read call. It takes the lock
+// only to look, so that the file check happens outside it.
+func (g *Guard) lookupRead(c *Call) cacheHit {
+	var buf [512]byte
+	view, key, ok := g.readKey(buf[:0], c.Args)
+	if !ok {
+		return cacheHit{}
+	}
+	g.mu.Lock()
+	fv := g.files[string(key)]
+	var cv cachedView
+	found := false
+	if fv != nil {
+		for _, v := range fv.views {
+			if v.view == view {
+				cv, found = v, true
+				break
+			}
+		}
+	}
+	g.mu.Unlock()
+	if !found {
+		return cacheHit{}
+	}
+	if g.opts.Offline {
+		if c.Recorded != nil && (c.Recorded.IsError || exactHash(c.Recorded.Text()) != cv.text) {
+			return cacheHit{} // the file changed by other means
+		}
+	} else if st, ok := g.stat(fv.path); !ok || !cv.stamped || st != cv.st {
+		return cacheHit{}
+	}
+	return cacheHit{fv: fv, cv: cv}
+}
+
+func (g *Guard) decideReadCache(c *Call, hit cacheHit) (Decision, bool) {
+	if hit.fv == nil || g.files[hit.fv.path] != hit.fv {
+		return Decision{}, false // no copy, or invalidated since the lookup
+	}
+	if age := c.Turn - hit.cv.turn; age < 0 || age > g.s.readTurns {
+		return Decision{}, false
+	}
+	marker := "[guard read_cache] Unchanged since you read it in turn " + strconv.Itoa(hit.cv.turn) + "; this is the cached copy.\n"
+	content := make([]llm.Content, 0, len(hit.cv.content)+1)
+	content = append(content, llm.Text(marker))
+	content = append(content, hit.cv.content...)
+	return Decision{Action: Cached, Rule: RuleReadCache, Message: marker, Content: content}, true
+}
+
+// storeRead keeps the content of a successful read. Called with g.mu held.
+func (g *Guard) storeRead(path string, view readView, turn int, content []llm.Content, text string, st stamp, stamped bool) {
+	fv := g.files[path]
+	if fv == nil {
+		if len(g.files) >= maxCachedFiles {
+			for p, f := range g.files {
+				if len(f.views) == 0 || turn-f.views[len(f.views)-1].turn > g.s.readTurns {
+					delete(g.files, p)
+				}
+			}
+			if len(g.files) >= maxCachedFiles {
+				clear(g.files)
+			}
+		}
+		fv = &fileViews{path: path}
+		g.files[path] = fv
+	}
+	cv := cachedView{view: view, turn: turn, content: slices.Clone(content), text: exactHash(text), st: st, stamped: stamped}
+	for i := range fv.views {
+		if fv.views[i].view == view {
+			fv.views = append(fv.views[:i], fv.views[i+1:]...)
+			break
+		}
+	}
+	fv.views = append(fv.views, cv)
+}
+
+// readKey writes the resolved path of a read call into dst and returns it
+// with the view asked for.
+func (g *Guard) readKey(dst []byte, args []byte) (readView, []byte, bool) {
+	raw, ok := field(args, "path")
+	if !ok {
+		if raw, ok = field(args, "file_path"); !ok {
+			return readView{}, nil, false
+		}
+	}
+	p, escaped, ok := stringBytes(raw)
+	if !ok || len(p) == 0 {
+		return readView{}, nil, false
+	}
+	if escaped {
+		s, _ := fieldString(args, "path")
+		if s == "" {
+			s, _ = fieldString(args, "file_path")
+		}
+		p = []byte(s)
+	}
+	var v readView
+	v.offset, _ = fieldInt(args, "offset")
+	v.limit, _ = fieldInt(args, "limit")
+	return v, resolvePath(dst, g.opts.Workdir, p), true
+}
+
+// readTarget returns the view and resolved path a read, write or edit
+// call names, or "" when it names none.
+func (g *Guard) readTarget(args []byte) (readView, string) {
+	var buf [512]byte
+	v, key, ok := g.readKey(buf[:0], args)
+	if !ok {
+		return readView{}, ""
+	}
+	return v, string(key)
+}
+
+// resolvePath appends p, made absolute against workdir and cleaned, to
+// dst. It does not allocate when dst has room.
+func resolvePath(dst []byte, workdir string, p []byte) []byte {
+	if filepath.Separator != '/' {
+		s := string(p)
+		if !filepath.IsAbs(s) && workdir != "" {
+			s = filepath.Join(workdir, s)
+		}
+		return append(dst, filepath.Clean(s)...)
+	}
+	start := len(dst)
+	if p[0] != '/' && workdir != "" {
+		dst = append(dst, workdir...)
+		dst = append(dst, '/')
+	}
+	dst = append(dst, p...)
+	c := cleanPath(dst[start:])
+	return dst[:start+len(c)]
+}
+
+// cleanPath cleans a slash-separated path in place, as path.Clean does.
+func cleanPath(b []byte) []byte {
+	n := len(b)
+	if n == 0 {
+		return append(b, '.')
+	}
+	rooted := b[0] == '/'
+	r, w, dotdot := 0, 0, 0
+	if rooted {
+		r, w, dotdot = 1, 1, 1
+	}
+	for r < n {
+		switch {
+		case b[r] == '/':
+			r++
+		case b[r] == '.' && (r+1 == n || b[r+1] == '/'):
+			r++
+		case b[r] == '.' && b[r+1] == '.' && (r+2 == n || b[r+2] == '/'):
+			r += 2
+			switch {
+			case w > dotdot:
+				w--
+				for w > dotdot && b[w] != '/' {
+					w--
+				}
+			case !rooted:
+				if w > 0 {
+					b[w] = '/'
+					w++
+				}
+				b[w], b[w+1] = '.', '.'
+				w += 2
+				dotdot = w
+			}
+		default:
+			if rooted && w != 1 || !rooted && w != 0 {
+				b[w] = '/'
+				w++
+			}
+			for ; r < n && b[r] != '/'; r++ {
+				b[w] = b[r]
+				w++
+			}
+		}
+	}
+	if w == 0 {
+		b[0] = '.'
+		w = 1
+	}
+	return b[:w]
+}
+
+// exactHash hashes text byte for byte.
+func exactHash(s string) uint64 { return maphash.String(seed, s) }
