@@ -311,16 +311,16 @@ func (l *Loader) warn(msg string) {
 
 // settings is a configuration resolved for fast lookups.
 type settings struct {
-	off       map[string]bool
-	pass      map[string]bool
-	cascade   map[string]int
+	off        map[string]bool
+	pass       map[string]bool
+	cascade    map[string]int
 	cascadeAll int
-	retries   int
-	readTurns int
-	history   int
-	warn      int
-	critical  int
-	breaker   int
+	retries    int
+	readTurns  int
+	history    int
+	warn       int
+	critical   int
+	breaker    int
 }
 
 func resolve(c Config) settings {
