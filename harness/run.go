@@ -139,7 +139,8 @@ func (r *run) start(ctx context.Context, prompt llm.Message) error {
 			h.mu.Unlock()
 		}
 	}
-	r.msgs = append(r.msgs[:len(r.msgs):len(r.msgs)], r.inputs...)
+	msgs := make([]llm.Message, 0, len(r.msgs)+len(r.inputs)+16)
+	r.msgs = append(append(msgs, r.msgs...), r.inputs...)
 	return nil
 }
 
