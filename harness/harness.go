@@ -115,6 +115,9 @@ func New(o Options) (*Harness, error) {
 	if h.clock == nil {
 		h.clock = time.Now
 	}
+	if h.hooks == nil {
+		h.hooks = hook.New()
+	}
 	if h.store == nil {
 		h.store = NewMemoryStore(h.clock)
 	}
@@ -154,7 +157,8 @@ func (h *Harness) Phase() Phase {
 // never the writes still pending.
 func (h *Harness) Store() Store { return h.store }
 
-// Hooks returns the hooks given to New (nil when none were).
+// Hooks returns the hooks: those given to New, or an empty set New made.
+// Handlers may be added and removed at any time.
 func (h *Harness) Hooks() *hook.Hooks { return h.hooks }
 
 // begin starts a structural operation: it fails fast with a busy error

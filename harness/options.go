@@ -46,8 +46,8 @@ type Options struct {
 
 	// Store is the session log; nil means a fresh in-memory store.
 	Store Store
-	// Hooks are the hook handlers; nil means none. Handlers may be added
-	// and removed at any time.
+	// Hooks are the hook handlers; nil means a new empty set (see
+	// Harness.Hooks). Handlers may be added and removed at any time.
 	Hooks *hook.Hooks
 	// Stop is the stop policy.
 	Stop StopPolicy

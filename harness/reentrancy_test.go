@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/session"
@@ -256,4 +257,55 @@ func TestReentrancy(t *testing.T) {
 			})
 		}
 	}
+}
+
+func TestHooksMayCallTheHarness(t *testing.T) {
+	t.Run("setters and steer from tool_call", func(t *testing.T) {
+		f := newFixture(t, []faux.Reply{faux.Calls("", faux.Call("echo", `{"v":"1"}`)), faux.Text("done")}, nil)
+		f.h.Hooks().OnToolCall(func(context.Context, *hook.ToolCallEvent) (hook.ToolCallResult, error) {
+			if err := f.h.SetModel(otherModel); err != nil {
+				return hook.ToolCallResult{}, err
+			}
+			return hook.ToolCallResult{}, f.h.Steer("from a hook")
+		})
+		if _, err := f.prompt(t, "go"); err != nil {
+			t.Fatal(err)
+		}
+		reqs := f.p.Requests()
+		if reqs[0].Model.ID != "faux" || reqs[1].Model.ID != "faux-2" {
+			t.Fatalf("models %s, %s", reqs[0].Model.ID, reqs[1].Model.ID)
+		}
+		if got := requestTexts(reqs[1]); got[len(got)-1] != "user:from a hook" {
+			t.Fatalf("second request = %v", got)
+		}
+	})
+	t.Run("abort from tool_call", func(t *testing.T) {
+		f := newFixture(t, []faux.Reply{faux.Calls("", faux.Call("echo", `{"v":"1"}`))}, nil)
+		f.h.Hooks().OnToolCall(func(context.Context, *hook.ToolCallEvent) (hook.ToolCallResult, error) {
+			f.h.Abort()
+			return hook.ToolCallResult{}, nil
+		})
+		res, err := f.prompt(t, "go")
+		if err != nil || res.Stop != StopAborted {
+			t.Fatalf("%+v %v", res, err)
+		}
+		checkWellFormed(t, f.store.Entries())
+	})
+	t.Run("append and label from before_provider_request", func(t *testing.T) {
+		f := newFixture(t, []faux.Reply{faux.Text("done")}, nil)
+		f.h.Hooks().OnBeforeProviderRequest(func(context.Context, *hook.ProviderRequestEvent) (hook.RequestPatch, error) {
+			if err := f.h.AppendEntry(session.Entry{Type: session.TypeCustom, Kind: "req", Data: []byte(`1`)}); err != nil {
+				return hook.RequestPatch{}, err
+			}
+			return hook.RequestPatch{}, f.h.Label(f.h.Store().Leaf(), "sent")
+		})
+		if _, err := f.prompt(t, "go"); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"user:go", "assistant:done", "custom:req:1", "label:sent"}
+		got := transcript(f.store.Entries())
+		if d := cmp.Diff(want, got[len(got)-4:]); d != "" {
+			t.Fatalf("log (-want +got):\n%s", d)
+		}
+	})
 }

@@ -26,7 +26,9 @@ type Snapshot struct {
 	// the snapshot, and the turn's system prompt afterwards.
 	System []llm.SystemPart
 	// Messages is the conversation the turn continues: the persisted
-	// context plus the messages of the run so far.
+	// context plus the messages of the run so far. For a prompt's first
+	// turn it is the context before the prompt (the prompt is persisted
+	// after the snapshot, once before_agent_start has run).
 	Messages []llm.Message
 	// Turn is the 1-based turn of the run the snapshot is for.
 	Turn int
@@ -89,9 +91,7 @@ func (r *run) middleware(m llm.Model) []tool.Middleware {
 		lim.ContextWindow = m.ContextWindow
 	}
 	mws := make([]tool.Middleware, 0, len(h.mw)+3)
-	if h.hooks != nil {
-		mws = append(mws, h.hooks.ToolMiddleware(r.hookFailed))
-	}
+	mws = append(mws, h.hooks.ToolMiddleware(r.hookFailed))
 	mws = append(mws, h.mw...)
 	return append(mws, tool.Limit(lim), tool.Timeout(h.timeout))
 }
