@@ -44,14 +44,6 @@ type decoder struct {
 	extraIdx   map[extraKey]int
 }
 
-// keptField is a message-level field rein does not model, kept across
-// chunks (the last value of each key wins).
-type keptField struct {
-	scope byte
-	key   string
-	val   []byte
-}
-
 func newDecoder(provider string, secrets ...string) *decoder {
 	return &decoder{open: -1, provider: provider, secrets: secrets}
 }
@@ -253,147 +245,6 @@ func (d *decoder) generatedID() string {
 	return GeneratedIDPrefix + salt + "_" + strconv.Itoa(d.calls)
 }
 
-// keep records a message-level extra field, replacing an earlier value of
-// the same key without allocating when it fits. A handful of keys is the
-// norm and is searched in place; an index takes over beyond that.
-func (d *decoder) keep(f scopedField) {
-	i := -1
-	if d.extraIdx != nil {
-		if j, ok := d.extraIdx[extraKey{f.scope, string(f.key)}]; ok {
-			i = j
-		}
-	} else {
-		for j := range d.extras {
-			if k := &d.extras[j]; k.scope == f.scope && k.key == string(f.key) {
-				i = j
-				break
-			}
-		}
-	}
-	if i >= 0 {
-		d.extras[i].val = append(d.extras[i].val[:0], f.val...)
-		return
-	}
-	d.extras = append(d.extras, keptField{scope: f.scope, key: string(f.key), val: bytes.Clone(f.val)})
-	switch n := len(d.extras); {
-	case d.extraIdx != nil:
-		d.extraIdx[extraKey{f.scope, string(f.key)}] = n - 1
-	case n > 16:
-		d.extraIdx = make(map[extraKey]int, 2*n)
-		for j, k := range d.extras {
-			d.extraIdx[extraKey{k.scope, k.key}] = j
-		}
-	}
-}
-
-type extraKey struct {
-	scope byte
-	key   string
-}
-
-// messageExtra returns the kept message-level fields as one object:
-// response-level fields at the top, and "candidate", "content" and
-// "usageMetadata" objects for the fields found there.
-func (d *decoder) messageExtra() json.RawMessage {
-	if len(d.extras) == 0 {
-		return nil
-	}
-	var top, cand, cont, usage []field
-	for _, k := range d.extras {
-		f := field{[]byte(k.key), k.val}
-		switch k.scope {
-		case scopeResponse:
-			top = append(top, f)
-		case scopeCandidate:
-			cand = append(cand, f)
-		case scopeContent:
-			cont = append(cont, f)
-		case scopeUsage:
-			usage = append(usage, f)
-		}
-	}
-	for _, sub := range []struct {
-		name string
-		fs   []field
-	}{{`"candidate"`, cand}, {`"content"`, cont}, {`"usageMetadata"`, usage}} {
-		if len(sub.fs) > 0 {
-			top = append(top, field{[]byte(sub.name), object(sub.fs, nil)})
-		}
-	}
-	return object(top, nil)
-}
-
-// extraString returns a kept string field, or "".
-func (d *decoder) extraString(scope byte, key string) string {
-	for _, k := range d.extras {
-		if k.scope == scope && k.key == key {
-			var s string
-			if json.Unmarshal(k.val, &s) == nil {
-				return s
-			}
-		}
-	}
-	return ""
-}
-
-// object builds a compact JSON object from raw fields; callFields, when
-// present, become the object under "functionCall".
-func object(fs, callFields []field) json.RawMessage {
-	return appendObject(nil, fs, callFields)
-}
-
-func appendObject(b []byte, fs, callFields []field) []byte {
-	b = append(b, '{')
-	for i, f := range fs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendCompact(b, f.key)
-		b = append(b, ':')
-		b = appendCompact(b, f.val)
-	}
-	if len(callFields) > 0 {
-		if len(fs) > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `"functionCall":`...)
-		b = appendObject(b, callFields, nil)
-	}
-	return append(b, '}')
-}
-
-// compact returns a compact copy of raw JSON.
-func compact(raw []byte) json.RawMessage {
-	return appendCompact(make([]byte, 0, len(raw)), raw)
-}
-
-// appendCompact appends raw without the whitespace between tokens. raw
-// must be valid JSON, as every value the scanner returns is.
-func appendCompact(b, raw []byte) []byte {
-	inString := false
-	start := 0
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case ' ', '\t', '\n', '\r':
-			b = append(b, raw[start:i]...)
-			start = i + 1
-		}
-	}
-	return append(b, raw[start:]...)
-}
-
 // end finishes the stream once the body has been read to its end or
 // failed.
 func (d *decoder) end(ctx context.Context, err error) {
@@ -429,25 +280,6 @@ func (d *decoder) end(ctx context.Context, err error) {
 		return
 	}
 	e.Finish(stop)
-}
-
-// blockReason reports why the prompt was refused, from promptFeedback.
-func (d *decoder) blockReason() string {
-	for _, k := range d.extras {
-		if k.scope == scopeResponse && k.key == `"promptFeedback"` {
-			var pf struct {
-				BlockReason        string `json:"blockReason"`
-				BlockReasonMessage string `json:"blockReasonMessage"`
-			}
-			if json.Unmarshal(k.val, &pf) == nil && pf.BlockReason != "" {
-				if pf.BlockReasonMessage != "" {
-					return pf.BlockReason + " (" + pf.BlockReasonMessage + ")"
-				}
-				return pf.BlockReason
-			}
-		}
-	}
-	return ""
 }
 
 // stopReason maps Gemini's finishReason to a stop reason, or to an error
