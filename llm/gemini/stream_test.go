@@ -331,3 +331,25 @@ func TestManyUnknownFields(t *testing.T) {
 		t.Errorf("Extra %s, want k0..k19 from the last chunk", r.msg.Extra)
 	}
 }
+
+func TestConcurrentStreams(t *testing.T) {
+	srv, _ := sseServer(t, readFixture(t, "adk-gemini31pro-parallel-tools.sse"))
+	c := New(Options{HTTPClient: srv.Client(), APIKey: staticKey("k-concurrent")})
+	req := calculator("gemini-3.1-pro-preview")
+	req.Model.BaseURL = srv.URL
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			m, err := llm.Collect(context.Background(), c, req)
+			if err == nil && len(m.ToolCalls()) != 3 {
+				err = fmt.Errorf("%d calls", len(m.ToolCalls()))
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
