@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -25,6 +26,25 @@ type Event struct {
 	agent.Event
 	// Entry is the entry a compaction or navigate event wrote.
 	Entry *session.Entry
+}
+
+// MarshalJSON writes the event as the loop event's JSON object, with the
+// entry of compaction and navigate events under "entry".
+func (e Event) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(e.Event)
+	if err != nil || e.Entry == nil {
+		return b, err
+	}
+	entry, err := json.Marshal(e.Entry)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) < 2 || b[len(b)-1] != '}' {
+		return nil, fmt.Errorf("harness: event %s did not encode as an object", e.Type)
+	}
+	out := append(b[:len(b)-1:len(b)-1], `,"entry":`...)
+	out = append(out, entry...)
+	return append(out, '}'), nil
 }
 
 // Harness events.

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 
@@ -166,5 +167,31 @@ func TestNavigateUnknownEntry(t *testing.T) {
 	}
 	if f.h.Phase() != PhaseIdle {
 		t.Fatal("phase not restored")
+	}
+}
+
+func TestEventJSONCarriesTheEntry(t *testing.T) {
+	f := newFixture(t, []faux.Reply{faux.Text("a")}, nil)
+	if _, err := f.prompt(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	f.h.Subscribe(func(_ context.Context, e Event) error {
+		var err error
+		got, err = json.Marshal(e)
+		return err
+	})
+	if _, err := f.h.Compact(context.Background(), CompactOptions{Summary: "short"}); err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Type  string        `json:"type"`
+		Entry session.Entry `json:"entry"`
+	}
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatalf("%s: %v", got, err)
+	}
+	if v.Type != string(EventCompaction) || v.Entry.Type != session.TypeCompaction || v.Entry.Summary != "short" {
+		t.Fatalf("event JSON = %s", got)
 	}
 }
