@@ -28,6 +28,9 @@ func NewChat(opts Options) *Chat {
 			return newChatDecoder(e, provider, cp, secrets...)
 		},
 		onError: developerHint,
+		wrapJSON: func(body []byte) []byte {
+			return append(sseFrame("", body), "data: [DONE]\n\n"...)
+		},
 	}}
 }
 

@@ -3,6 +3,8 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -165,6 +167,67 @@ func TestResponsesDecoderCases(t *testing.T) {
 			}
 			if u := r.final.Usage; u == nil || u.Input != 6 || u.CacheRead != 4 || u.Output != 3 || u.Total != 13 {
 				t.Errorf("usage = %+v", u)
+			}
+		})
+	}
+}
+
+// jsonReply answers with one JSON document and status 200, as servers that
+// ignore stream:true and some proxies do.
+func jsonReply(body string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = io.WriteString(w, body)
+	}
+}
+
+func TestWholeJSONReplies(t *testing.T) {
+	tests := []struct {
+		name string
+		api  llm.API
+		body string
+		want []llm.Content
+		code llm.ErrorCode
+		msg  string
+	}{
+		{name: "chat completion object", api: llm.APIOpenAIChat,
+			body: `{"id":"c9","object":"chat.completion","model":"m",
+			  "choices":[{"index":0,"message":{"role":"assistant","content":"Sure.","reasoning_content":"ok",
+			    "tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"p\":1}"}}]},"finish_reason":"tool_calls"}],
+			  "usage":{"prompt_tokens":10,"completion_tokens":5}}`,
+			want: []llm.Content{llm.Thinking("ok", ""), llm.Text("Sure."), toolCall("call_1", "read", `{"p":1}`)}},
+		{name: "chat error envelope", api: llm.APIOpenAIChat, body: `{"error":{"message":"Upstream quota exhausted","code":"insufficient_quota"}}`,
+			code: llm.CodeBilling, msg: "Upstream quota exhausted"},
+		{name: "responses object", api: llm.APIOpenAIResponses,
+			body: `{"id":"r1","object":"response","status":"completed","model":"m",
+			  "output":[{"id":"msg_1","type":"message","content":[{"type":"output_text","text":"Done.","annotations":[]}]}],
+			  "usage":{"input_tokens":10,"output_tokens":5}}`,
+			want: []llm.Content{withExtra(llm.Text("Done."), idExtra("msg_1"))}},
+		{name: "responses error envelope", api: llm.APIOpenAIResponses, body: `{"error":{"message":"Rate limit reached","code":"rate_limit_exceeded"}}`,
+			code: llm.CodeRateLimit, msg: "Rate limit reached"},
+		{name: "responses error string", api: llm.APIOpenAIResponses, body: `{"error":"service unavailable"}`,
+			code: llm.CodeServerError, msg: "service unavailable"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newServer(t, jsonReply(tt.body))
+			var p llm.Provider = chatProvider(s, openaiCompat)
+			req := chatReq()
+			if tt.api == llm.APIOpenAIResponses {
+				p, req = respProvider(s, openaiCompat), respReq()
+			}
+			r := drainStream(t, p, context.Background(), req)
+			if got := llm.CodeOf(r.err); got != tt.code {
+				t.Fatalf("code = %q (%v), want %q", got, r.err, tt.code)
+			}
+			if !strings.Contains(r.final.ErrorMessage, tt.msg) {
+				t.Errorf("error message %q does not contain %q", r.final.ErrorMessage, tt.msg)
+			}
+			if diff := cmp.Diff(tt.want, r.final.Content, cmpJSON); diff != "" {
+				t.Errorf("content (-want +got):\n%s", diff)
+			}
+			if tt.code == "" && (r.final.Usage == nil || r.final.Usage.Total != 15) {
+				t.Errorf("usage = %+v", r.final.Usage)
 			}
 		})
 	}

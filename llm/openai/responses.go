@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"iter"
 
@@ -24,6 +25,13 @@ func NewResponses(opts Options) *Responses {
 		build: buildResponses,
 		decoder: func(e *llm.Emitter, cp Compat, provider string, secrets []string) decoder {
 			return newRespDecoder(e, provider, secrets...)
+		},
+		wrapJSON: func(body []byte) []byte {
+			if bytes.HasPrefix(bytes.TrimSpace(body), []byte(`{"type"`)) {
+				return sseFrame("", body) // a single event
+			}
+			// A whole response object, or an error envelope.
+			return sseFrame("", append(append([]byte(`{"type":"response.completed","response":`), body...), '}'))
 		},
 	}}
 }

@@ -18,6 +18,7 @@ type respDecoder struct {
 
 	sc      scanner
 	ev      respEvent
+	idBuf   []byte
 	started bool
 	items   []respItemState
 	unknown []json.RawMessage // output items rein does not model, verbatim
@@ -47,7 +48,7 @@ type respItemState struct {
 type respEvent struct {
 	typ          string
 	delta        string
-	itemID       string
+	itemID       []byte // aliases respDecoder.idBuf
 	outputIndex  int
 	hasIndex     bool
 	summaryIndex int
@@ -114,8 +115,9 @@ func (d *respDecoder) event(sev sse.Event) {
 	if ev.typ == "" {
 		ev.typ = sev.Type
 	}
-	if ev.hasItem && ev.itemID == "" {
-		ev.itemID = ev.item.id
+	if ev.hasItem && len(ev.itemID) == 0 {
+		d.idBuf = append(d.idBuf[:0], ev.item.id...)
+		ev.itemID = d.idBuf
 	}
 	if !d.started {
 		d.started = true
@@ -182,16 +184,16 @@ func (d *respDecoder) event(sev sse.Event) {
 // output index, adding one of kind when the item was never announced.
 func (d *respDecoder) find(kind itemKind) *respItemState {
 	ev := &d.ev
-	if ev.itemID != "" {
+	if len(ev.itemID) > 0 {
 		for i := range d.items {
-			if d.items[i].id == ev.itemID {
+			if d.items[i].id == string(ev.itemID) {
 				return &d.items[i]
 			}
 		}
 	}
 	if ev.hasIndex {
 		for i := range d.items {
-			if it := &d.items[i]; it.index == ev.outputIndex && (it.id == "" || ev.itemID == "") {
+			if it := &d.items[i]; it.index == ev.outputIndex && (it.id == "" || len(ev.itemID) == 0) {
 				return it
 			}
 		}
@@ -200,7 +202,7 @@ func (d *respDecoder) find(kind itemKind) *respItemState {
 	if ev.hasIndex {
 		idx = ev.outputIndex
 	}
-	d.items = append(d.items, respItemState{index: idx, id: ev.itemID, kind: kind, block: -1})
+	d.items = append(d.items, respItemState{index: idx, id: string(ev.itemID), kind: kind, block: -1})
 	return &d.items[len(d.items)-1]
 }
 
@@ -358,7 +360,11 @@ func (d *respDecoder) complete() {
 			return
 		}
 	}
-	switch r.status {
+	status := r.status
+	if status == "" && (r.errMsg != "" || r.errCode != "") {
+		status = "failed"
+	}
+	switch status {
 	case "failed":
 		if r.errMsg == "" && r.errCode == "" {
 			r.errMsg = "the response failed without an error message"
@@ -402,7 +408,8 @@ func (d *respDecoder) replayOutput(output []byte) bool {
 		if s.end() != nil {
 			continue
 		}
-		d.ev.itemID, d.ev.outputIndex, d.ev.hasIndex = d.ev.item.id, n, true
+		d.idBuf = append(d.idBuf[:0], d.ev.item.id...)
+		d.ev.itemID, d.ev.outputIndex, d.ev.hasIndex = d.idBuf, n, true
 		d.itemDone()
 		if d.e.Ended() {
 			return false
@@ -429,7 +436,8 @@ func (d *respDecoder) parse(data []byte) error {
 		case "delta":
 			ev.delta = s.str()
 		case "item_id":
-			ev.itemID = s.str()
+			d.idBuf = append(d.idBuf[:0], s.strBytes()...)
+			ev.itemID = d.idBuf
 		case "output_index":
 			if !s.null() {
 				ev.outputIndex, ev.hasIndex = s.num(), true
@@ -578,6 +586,10 @@ func (d *respDecoder) readResponse() bool {
 				}
 			})
 		case "error":
+			if s.peek() == '"' {
+				r.errMsg = s.str()
+				return
+			}
 			s.object(func(key []byte) {
 				switch string(key) {
 				case "code":

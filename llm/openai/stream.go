@@ -34,6 +34,33 @@ type call struct {
 	decoder func(e *llm.Emitter, cp Compat, provider string, secrets []string) decoder
 	// onError may improve a classified HTTP error, for hints.
 	onError func(e *llm.Error, cp Compat)
+	// wrapJSON frames a whole JSON reply as the event stream it stands
+	// for.
+	wrapJSON func(body []byte) []byte
+}
+
+// maxWholeBody caps a reply that arrives as one JSON document.
+const maxWholeBody = 32 << 20
+
+func isJSON(contentType string) bool {
+	mt, _, _ := strings.Cut(contentType, ";")
+	mt = strings.TrimSpace(strings.ToLower(mt))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// sseFrame returns data as one SSE event of the given name (none when
+// empty), compacting JSON so that it fits on one data line.
+func sseFrame(name string, data []byte) []byte {
+	var b bytes.Buffer
+	if name != "" {
+		b.WriteString("event: " + name + "\n")
+	}
+	b.WriteString("data: ")
+	if json.Compact(&b, data) != nil {
+		b.Write(bytes.ReplaceAll(data, []byte("\n"), []byte(" ")))
+	}
+	b.WriteString("\n\n")
+	return b.Bytes()
 }
 
 func providerName(req *llm.Request) string {
@@ -120,6 +147,16 @@ func (c *call) stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event
 		}
 		body := wire.IdleTimeout(resp.Body, idle)
 		defer body.Close()
+		if isJSON(resp.Header.Get("Content-Type")) {
+			// A server that ignored stream:true, or a proxy reporting an
+			// error with status 200: decode the whole body as one event.
+			whole, err := io.ReadAll(io.LimitReader(body, maxWholeBody))
+			if err != nil {
+				e.Fail(wire.TransportError(ctx, err, provider, key))
+				return
+			}
+			body = io.NopCloser(bytes.NewReader(c.wrapJSON(whole)))
+		}
 
 		r := c.cfg.reader(body)
 		defer c.cfg.readers.Put(r)
