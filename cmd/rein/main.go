@@ -86,12 +86,12 @@ Try it without a model or an API key:
   rein demo
 
 Run a one-shot task:
-  rein run --model anthropic/claude-sonnet-4-5 "fix the failing test"`,
+  rein run --model sonnet "fix the failing test"`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(newRunCmd(e), newDemoCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e), newDemoCmd(e), newModelsCmd(e), newVersionCmd(e))
 	return root
 }
 

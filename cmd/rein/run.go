@@ -17,7 +17,7 @@ import (
 
 func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
-	f.StringVarP(&o.model, "model", "m", "", "model as provider/model (e.g. anthropic/claude-sonnet-4-5), or faux with --script")
+	f.StringVarP(&o.model, "model", "m", "", "model: provider/model, an alias (sonnet, opus, gpt, flash…) or faux with --script; rein models lists them")
 	f.StringVar(&o.script, "script", "", "JSONL file of scripted replies for --model faux")
 	f.StringVar(&o.baseURL, "base-url", "", "send requests to this server instead of the provider's (any OpenAI- or Anthropic-compatible endpoint)")
 	f.StringVarP(&o.workdir, "workdir", "C", "", "workspace directory the tools work in (default: the current directory)")
@@ -39,7 +39,7 @@ Output formats:
   text         the reply as it streams (default)
   json         one JSON object at the end: stop reason, final text, usage, messages
   stream-json  every event as one JSON object a line, for scripts`,
-		Example: `  rein run --model anthropic/claude-sonnet-4-5 "why does the build fail?"
+		Example: `  rein run --model sonnet "why does the build fail?"
   rein run --model faux --script replies.jsonl "try my hooks offline"
   rein run -m openai/llama3.1 --base-url http://127.0.0.1:11434/v1 -o stream-json "list the files"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -90,7 +90,7 @@ func runOnce(ctx context.Context, e *env, o *runOptions, prompt string) error {
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	model, provider, err := o.resolveModel(e)
+	model, provider, err := o.resolveModel(e, ws.Root)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}

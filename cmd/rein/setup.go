@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/catalog"
+	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/tool"
 	"github.com/reinhq/rein/tool/builtin"
@@ -85,19 +87,42 @@ func middleware(ws builtin.Workspace, model llm.Model) []tool.Middleware {
 // errNoModel explains how to configure a model.
 const errNoModel = `no model is configured.
 
-To use a model, set its API key and name it with --model:
-  export ANTHROPIC_API_KEY=…   rein run --model anthropic/claude-sonnet-4-5 "…"
-  export OPENAI_API_KEY=…      rein run --model openai/gpt-5 "…"
-  export GEMINI_API_KEY=…      rein run --model gemini/gemini-2.5-pro "…"
+To use a model, set its API key and name it with --model (rein models lists them):
+  export ANTHROPIC_API_KEY=…   rein run --model sonnet "…"        (anthropic/claude-sonnet-5-5)
+  export OPENAI_API_KEY=…      rein run --model openai/gpt-6.2-sol "…"
+  export GEMINI_API_KEY=…      rein run --model gemini/gemini-3.8-flash "…"
 A local OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio):
   rein run --model openai/<model> --base-url http://127.0.0.1:11434/v1 "…"
+Or set "model" in .rein/config.json (see docs/providers.md).
 
 To try rein without a model:
   rein demo                                  an offline scripted session on real files
   rein run --model faux --script FILE "…"    replay scripted replies, one JSON object a line`
 
+// keyProviders are the providers whose key, when present in the
+// environment, selects a default model when none is named.
+var keyProviders = []struct{ provider, env string }{
+	{catalog.Anthropic, "ANTHROPIC_API_KEY"},
+	{catalog.OpenAI, "OPENAI_API_KEY"},
+	{catalog.Gemini, "GEMINI_API_KEY"},
+	{catalog.Gemini, "GOOGLE_API_KEY"},
+}
+
+// loadCatalog reads the config files for the workspace and returns the
+// model catalog, printing config warnings to stderr.
+func loadCatalog(e *env, workspace string) (*catalog.Catalog, error) {
+	cfg, warnings, err := catalog.LoadConfig(workspace, e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(e.stderr, "rein: warning:", w)
+	}
+	return catalog.New(catalog.Options{Config: cfg, Getenv: e.getenv}), nil
+}
+
 // resolveModel returns the model and provider named by the flags.
-func (o *runOptions) resolveModel(e *env) (llm.Model, llm.Provider, error) {
+func (o *runOptions) resolveModel(e *env, workspace string) (llm.Model, llm.Provider, error) {
 	if o.model == "faux" || o.model == "faux/faux" {
 		if o.script == "" {
 			return llm.Model{}, nil, fmt.Errorf("the faux model replays a script: add --script FILE (one JSON reply a line, e.g. {\"text\": \"hello\"})")
@@ -116,10 +141,45 @@ func (o *runOptions) resolveModel(e *env) (llm.Model, llm.Provider, error) {
 	if o.script != "" {
 		return llm.Model{}, nil, fmt.Errorf("--script only applies to --model faux")
 	}
-	if o.model == "" {
+	cat, err := loadCatalog(e, workspace)
+	if err != nil {
+		return llm.Model{}, nil, err
+	}
+	ref := o.model
+	if ref == "" {
+		ref = cat.Config().Model
+	}
+	if ref == "" {
+		for _, kp := range keyProviders {
+			if e.getenv(kp.env) != "" {
+				ref = kp.provider
+				break
+			}
+		}
+	}
+	if ref == "" {
 		return llm.Model{}, nil, fmt.Errorf("%s", errNoModel)
 	}
-	return llm.Model{}, nil, fmt.Errorf("unknown model %q.\n\n%s", o.model, errNoModel)
+	res, err := cat.Resolve(ref)
+	if err != nil {
+		return llm.Model{}, nil, err
+	}
+	if res.Note != "" {
+		fmt.Fprintln(e.stderr, "rein: note:", res.Note)
+	}
+	built, err := cat.Build(res.Model, catalog.BuildOptions{
+		BaseURL: o.baseURL,
+		Failover: failover.Options{OnEvent: func(ev failover.Event) {
+			fmt.Fprintln(e.stderr, "rein: failover:", ev)
+		}},
+	})
+	if err != nil {
+		return llm.Model{}, nil, err
+	}
+	for _, n := range built.Notes {
+		fmt.Fprintln(e.stderr, "rein: note:", n)
+	}
+	return built.Model, built.Provider, nil
 }
 
 // systemPrompt is rein's default system prompt for coding work: a stable

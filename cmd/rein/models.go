@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"strings"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/catalog"
+	"github.com/spf13/cobra"
+)
+
+func newModelsCmd(e *env) *cobra.Command {
+	var workdir string
+	cmd := &cobra.Command{
+		Use:   "models [PROVIDER]",
+		Short: "List the models rein knows: built in and from the config files",
+		Long: `List every model rein knows, built in or declared in a config file
+(~/.config/rein/config.json and .rein/config.json), with its context window,
+maximum output, prices in US dollars per million tokens, and whether it reasons
+and takes images. Give a provider name to list only its models.
+
+A model missing from the list can still be used as --model provider/<id>; rein
+then assumes conservative limits and says how to declare the model.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := workdir
+			if dir == "" {
+				dir, _ = os.Getwd()
+			}
+			cat, err := loadCatalog(e, dir)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			models := cat.Models()
+			if len(args) == 1 {
+				var keep []llm.Model
+				for _, m := range models {
+					if strings.EqualFold(m.Provider, args[0]) {
+						keep = append(keep, m)
+					}
+				}
+				models = keep
+			}
+			return catalog.WriteTable(e.stdout, models)
+		},
+	}
+	cmd.Flags().StringVarP(&workdir, "workdir", "C", "", "workspace whose .rein/config.json to read (default: the current directory)")
+	return cmd
+}
