@@ -15,6 +15,11 @@
 // never to a request in flight. The run ends by the stop policy; the
 // phase returns to idle whatever happens.
 //
+// Every method is safe for concurrent use and may be called from
+// listeners and hook handlers: the harness never holds its lock while
+// calling out. From there, structural operations (Prompt, Compact,
+// Navigate) fail with a busy error instead of deadlocking.
+//
 // See docs/harness.md for the full contract.
 package harness
 
@@ -163,17 +168,17 @@ func (h *Harness) Hooks() *hook.Hooks { return h.hooks }
 
 // begin starts a structural operation: it fails fast with a busy error
 // unless the harness is idle, and otherwise sets the phase before
-// anything can block. The returned context is cancelled by Abort; end
-// must be called (deferred) whatever happens.
-func (h *Harness) begin(ctx context.Context, op string, p Phase) (context.Context, error) {
+// anything can block. The returned context is cancelled by Abort and by
+// the returned function; end must be called (deferred) whatever happens.
+func (h *Harness) begin(ctx context.Context, op string, p Phase) (context.Context, context.CancelFunc, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.phase != PhaseIdle {
-		return nil, &Error{Code: CodeBusy, Op: op, Err: errBusy(h.phase)}
+		return nil, nil, &Error{Code: CodeBusy, Op: op, Err: errBusy(h.phase)}
 	}
 	h.phase = p
 	ctx, h.cancel = context.WithCancel(ctx)
-	return ctx, nil
+	return ctx, h.cancel, nil
 }
 
 // end flushes the pending writes and returns to idle. It runs on every

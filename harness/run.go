@@ -78,19 +78,16 @@ func (h *Harness) Prompt(ctx context.Context, text string, images ...llm.Content
 	if err != nil {
 		return Result{}, err
 	}
-	ctx, err = h.begin(ctx, op, PhaseTurn)
+	ctx, cancel, err := h.begin(ctx, op, PhaseTurn)
 	if err != nil {
 		return Result{}, err
 	}
-	r := &run{h: h}
+	r := &run{h: h, cancel: cancel}
 	defer func() {
 		if ferr := h.end(); ferr != nil && err == nil {
 			err, res.Stop, res.Detail = wrap(op, CodeStore, ferr), StopError, ferr.Error()
 		}
 	}()
-	h.mu.Lock()
-	r.cancel = h.cancel
-	h.mu.Unlock()
 	if err := r.start(ctx, prompt); err != nil {
 		return Result{Stop: StopError, Detail: err.Error(), Messages: r.added}, wrap(op, CodeConfig, err)
 	}

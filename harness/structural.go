@@ -33,7 +33,7 @@ type CompactOptions struct {
 // listeners with a compaction event. Blocks until done.
 func (h *Harness) Compact(ctx context.Context, o CompactOptions) (entry session.Entry, err error) {
 	const op = "compact"
-	ctx, err = h.begin(ctx, op, PhaseCompaction)
+	ctx, _, err = h.begin(ctx, op, PhaseCompaction)
 	if err != nil {
 		return session.Entry{}, err
 	}
@@ -87,7 +87,7 @@ type NavigateOptions struct {
 // and tells listeners with a navigate event. Blocks until done.
 func (h *Harness) Navigate(ctx context.Context, id string, o NavigateOptions) (err error) {
 	const op = "navigate"
-	ctx, err = h.begin(ctx, op, PhaseBranchSummary)
+	ctx, _, err = h.begin(ctx, op, PhaseBranchSummary)
 	if err != nil {
 		return err
 	}
