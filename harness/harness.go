@@ -17,8 +17,9 @@
 //
 // Every method is safe for concurrent use and may be called from
 // listeners and hook handlers: the harness never holds its lock while
-// calling out. From there, structural operations (Prompt, Compact,
-// Navigate) fail with a busy error instead of deadlocking.
+// calling a listener, a hook, a tool, the provider or a SystemFunc. From
+// there, structural operations (Prompt, Compact, Navigate) fail with a
+// busy error instead of deadlocking.
 //
 // See docs/harness.md for the full contract.
 package harness
