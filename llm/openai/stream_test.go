@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,5 +246,48 @@ func TestFinishedStreamReleasesBody(t *testing.T) {
 	defer tracker.mu.Unlock()
 	if !tracker.bodies[0].closed.Load() {
 		t.Error("the response body was not closed")
+	}
+}
+
+// TestConnectionsAreReused checks that a finished stream leaves its
+// connection ready for the next request, even when the server ends the
+// body a moment after the last event.
+func TestConnectionsAreReused(t *testing.T) {
+	for _, api := range []llm.API{llm.APIOpenAIChat, llm.APIOpenAIResponses} {
+		t.Run(string(api), func(t *testing.T) {
+			file := "openai-chat/fantasy-gpt4o-tool.sse"
+			if api == llm.APIOpenAIResponses {
+				file = "openai-responses/fantasy-gpt4o-tool.sse"
+			}
+			var conns atomic.Int32
+			body := readFixture(t, file)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				_, _ = w.Write(body)
+				w.(http.Flusher).Flush()
+				time.Sleep(2 * time.Millisecond) // the end of the body arrives later
+			}))
+			srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+				if st == http.StateNew {
+					conns.Add(1)
+				}
+			}
+			srv.Start()
+			defer srv.Close()
+			opts := Options{BaseURL: srv.URL, HTTPClient: srv.Client(), Compat: openaiCompat}
+			var p llm.Provider = NewChat(opts)
+			req := chatReq()
+			if api == llm.APIOpenAIResponses {
+				p, req = NewResponses(opts), respReq()
+			}
+			for range 5 {
+				if r := drainStream(t, p, context.Background(), req); r.err != nil {
+					t.Fatal(r.err)
+				}
+			}
+			if n := conns.Load(); n != 1 {
+				t.Errorf("%d connections for 5 sequential streams, want 1", n)
+			}
+		})
 	}
 }
