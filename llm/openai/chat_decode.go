@@ -20,10 +20,12 @@ type chatDecoder struct {
 	started bool
 	id      string
 	model   string
-	text    int // open text block, or -1
-	think   int // open thinking block, or -1
-	calls   []openCall
-	finish  string // last finish_reason
+	// reportedID is the response id the emitter knows.
+	reportedID string
+	text       int // open text block, or -1
+	think      int // open thinking block, or -1
+	calls      []openCall
+	finish     string // last finish_reason
 }
 
 // openCall maps a streamed tool call (keyed by its index) to its block.
@@ -97,9 +99,14 @@ func (d *chatDecoder) event(ev sse.Event) {
 	ch := &d.ch
 	if !d.started {
 		d.started = true
+		d.reportedID = d.id
 		if !d.e.Start(llm.Message{ResponseID: d.id, Model: d.model}) {
 			return
 		}
+	} else if d.id != d.reportedID {
+		d.reportedID = d.id // a server that sends its id late
+		d.e.SetResponseID(d.id)
+		d.e.SetModel(d.model)
 	}
 	if ch.hasUsage {
 		ch.usage.apply(d.e)

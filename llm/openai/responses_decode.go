@@ -444,7 +444,7 @@ func (d *respDecoder) parse(data []byte) error {
 			}
 		case "summary_index":
 			ev.summaryIndex = s.num()
-		case "text":
+		case "text", "refusal": // output_text.done, refusal.done
 			ev.text = s.str()
 		case "arguments":
 			ev.arguments = s.str()
