@@ -1,0 +1,398 @@
+package builtin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/tool"
+)
+
+// Defaults of BashOptions.
+const (
+	BashDefaultTimeout = 120 * time.Second
+	BashMaxTimeout     = time.Hour
+	BashHeadBytes      = 2_000
+	BashTailBytes      = 12_000
+	BashMaxLogBytes    = 100 << 20
+	BashKillGrace      = 2 * time.Second
+	BashUpdateInterval = 500 * time.Millisecond
+	// bashDrain is how long output is still read after the shell exits,
+	// for background processes that hold the pipe open.
+	bashDrain = 200 * time.Millisecond
+	// bashUpdateBytes is how much recent output a progress update carries.
+	bashUpdateBytes = 4_000
+)
+
+// BashOptions configures the bash tool. Zero fields take the defaults.
+type BashOptions struct {
+	// Shell runs the command as `Shell -c command`; empty means bash from
+	// PATH, or /bin/sh when there is none.
+	Shell string
+	// Env is added to the inherited environment (KEY=VALUE; later entries
+	// win). PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 are set
+	// before it so that commands never wait for a pager or a prompt.
+	Env []string
+	// DefaultTimeout bounds a command that names no timeout (120s).
+	DefaultTimeout time.Duration
+	// MaxTimeout caps the timeout a command may ask for (1h).
+	MaxTimeout time.Duration
+	// HeadBytes and TailBytes are how much of the start and the end of a
+	// long output are kept in memory and shown (2,000 and 12,000). Output
+	// up to their sum is shown whole.
+	HeadBytes, TailBytes int
+	// MaxLogBytes caps the log file of a long output (100 MiB); output
+	// past it is counted and its tail kept, but not saved.
+	MaxLogBytes int64
+	// KillGrace is how long the process group has between SIGTERM and
+	// SIGKILL (2s).
+	KillGrace time.Duration
+	// UpdateInterval is the least time between progress updates (500ms).
+	UpdateInterval time.Duration
+}
+
+func (o BashOptions) withDefaults() BashOptions {
+	if o.Shell == "" {
+		o.Shell = "/bin/sh"
+		if p, err := exec.LookPath("bash"); err == nil {
+			o.Shell = p
+		}
+	}
+	if o.DefaultTimeout <= 0 {
+		o.DefaultTimeout = BashDefaultTimeout
+	}
+	if o.MaxTimeout <= 0 {
+		o.MaxTimeout = BashMaxTimeout
+	}
+	o.DefaultTimeout = min(o.DefaultTimeout, o.MaxTimeout)
+	if o.HeadBytes <= 0 {
+		o.HeadBytes = BashHeadBytes
+	}
+	if o.TailBytes <= 0 {
+		o.TailBytes = BashTailBytes
+	}
+	if o.MaxLogBytes <= 0 {
+		o.MaxLogBytes = BashMaxLogBytes
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = BashKillGrace
+	}
+	if o.UpdateInterval <= 0 {
+		o.UpdateInterval = BashUpdateInterval
+	}
+	return o
+}
+
+type bashArgs struct {
+	Command string `json:"command" jsonschema:"The shell command to run, as you would type it in bash."`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed. Default 120; capped by the maximum the harness allows."`
+}
+
+// BashDetails is the Details of a bash result and of its progress
+// updates.
+type BashDetails struct {
+	Command string `json:"command"`
+	// ExitCode is the shell's exit status, or -1 when it was stopped or
+	// killed by a signal.
+	ExitCode  int    `json:"exit_code"`
+	Signal    string `json:"signal,omitempty"`
+	TimedOut  bool   `json:"timed_out,omitempty"`
+	Cancelled bool   `json:"cancelled,omitempty"`
+	// OutputBytes counts all output, including what was not kept.
+	OutputBytes int64 `json:"output_bytes"`
+	// LogPath is the file holding a long output, relative to the root.
+	LogPath string `json:"log_path,omitempty"`
+	Running bool   `json:"running,omitempty"`
+}
+
+func bashDescription(o BashOptions) string {
+	return fmt.Sprintf(`Run a shell command with %s -c in the workspace root and return its combined stdout and stderr, followed by its exit code.
+
+Each call starts a fresh shell: cd, exported variables and shell functions do not carry over, so chain steps with && in one command. Stdin is empty (/dev/null), so interactive programs and prompts fail instead of waiting; pass flags such as --yes or -y. Pagers are disabled.
+The command is killed (with all its child processes) after timeout seconds: default %d, at most %d. A long output shows its start and its end; the full text is saved to a log file under %s whose path is given, to read or grep.
+Background processes (cmd &) may outlive the call, but their output is no longer collected: redirect it to a file (cmd > log 2>&1 &), or they may be stopped when they write.
+
+Use bash for builds, tests, git, and programs; use the read, write, edit, grep, find and ls tools instead of cat, sed, echo >, grep, find or ls in bash.`,
+		shellName(o.Shell), int(o.DefaultTimeout/time.Second), int(o.MaxTimeout/time.Second), tool.OutputDir)
+}
+
+func shellName(path string) string {
+	if i := strings.LastIndexByte(path, '/'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// Bash returns the bash tool: a command run in its own process group in
+// the workspace root, with bounded output, progress updates, and the
+// whole group killed on timeout or cancellation.
+func Bash(w Workspace, opts BashOptions) *tool.Tool {
+	o := opts.withDefaults()
+	t := tool.MustNew("bash", bashDescription(o), func(ctx context.Context, call *tool.Call, in bashArgs) (tool.Result, error) {
+		return runBash(ctx, w, o, call, in)
+	})
+	t.Mode = tool.Sequential
+	// bash enforces its own timeout; the generic middleware only backs it up.
+	t.Timeout = o.MaxTimeout + o.KillGrace + 30*time.Second
+	return t
+}
+
+type stopKind int
+
+const (
+	exited stopKind = iota
+	timedOut
+	cancelled
+)
+
+func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, in bashArgs) (tool.Result, error) {
+	if strings.TrimSpace(in.Command) == "" {
+		return tool.Result{}, errors.New("command is empty; give the shell command to run")
+	}
+	if in.Timeout < 0 {
+		return tool.Result{}, fmt.Errorf("timeout must be a positive number of seconds (got %d)", in.Timeout)
+	}
+	timeout := o.DefaultTimeout
+	capped := false
+	if in.Timeout > 0 {
+		timeout = time.Duration(in.Timeout) * time.Second
+		if timeout > o.MaxTimeout || timeout/time.Second != time.Duration(in.Timeout) {
+			timeout, capped = o.MaxTimeout, true
+		}
+	}
+	root, err := w.root()
+	if err != nil {
+		return tool.Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return tool.Result{}, fmt.Errorf("the command was not started: %w", err)
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("cannot start the command: %v", err)
+	}
+	cmd := exec.Command(o.Shell, "-c", in.Command)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = append(cmd.Env, o.Env...)
+	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		pr.Close()
+		pw.Close()
+		return tool.Result{}, fmt.Errorf("cannot start %s: %v", o.Shell, err)
+	}
+	pw.Close()
+	pid := cmd.Process.Pid
+	sink := newOutputSink(root, o)
+
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := pr.Read(buf)
+			if n > 0 {
+				sink.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+
+	stopUpdates, updatesDone := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(updatesDone)
+		if call == nil || call.Update == nil {
+			return
+		}
+		tick := time.NewTicker(o.UpdateInterval)
+		defer tick.Stop()
+		var seen uint64
+		for {
+			select {
+			case <-stopUpdates:
+				return
+			case <-tick.C:
+				v, total, recent := sink.recent(bashUpdateBytes)
+				if v == seen {
+					continue
+				}
+				seen = v
+				call.Update(tool.Result{
+					Content: []llm.Content{llm.Text(cleanOutput(recent))},
+					Details: BashDetails{Command: in.Command, ExitCode: -1, OutputBytes: total, Running: true},
+				})
+			}
+		}
+	}()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	stop := exited
+	var waitErr error
+	select {
+	case waitErr = <-waitDone:
+	case <-timer.C:
+		stop = timedOut
+		waitErr = killGroup(pid, waitDone, o.KillGrace)
+	case <-ctx.Done():
+		stop = cancelled
+		waitErr = killGroup(pid, waitDone, o.KillGrace)
+	}
+	// The shell is gone. Children left in the background may hold the
+	// pipe open: read what is already there, then stop waiting for EOF.
+	if err := pr.SetReadDeadline(time.Now().Add(bashDrain)); err != nil {
+		pr.Close()
+	}
+	<-readDone
+	pr.Close()
+	close(stopUpdates)
+	<-updatesDone
+	sink.close()
+
+	d := BashDetails{Command: in.Command, ExitCode: -1, OutputBytes: sink.total, LogPath: sink.logPath}
+	var status string
+	switch stop {
+	case timedOut:
+		d.TimedOut = true
+		status = fmt.Sprintf("timed out after %s: the command and its child processes were killed. Give a larger timeout (at most %ds), or run it in the background with its output redirected to a file.",
+			timeout, int(o.MaxTimeout/time.Second))
+	case cancelled:
+		d.Cancelled = true
+		status = "cancelled: the command and its child processes were killed."
+	default:
+		var ee *exec.ExitError
+		switch {
+		case waitErr == nil:
+			d.ExitCode = 0
+		case errors.As(waitErr, &ee):
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				d.Signal = signalName(ws.Signal())
+			} else {
+				d.ExitCode = ee.ExitCode()
+			}
+		default:
+			return tool.Result{}, fmt.Errorf("waiting for the command failed: %v", waitErr)
+		}
+		if d.Signal != "" {
+			status = "killed by signal " + d.Signal
+		} else {
+			status = fmt.Sprintf("exit code: %d", d.ExitCode)
+		}
+	}
+	if capped {
+		status += fmt.Sprintf(" (the timeout asked for was capped at %ds)", int(o.MaxTimeout/time.Second))
+	}
+	out := sink.render()
+	var b strings.Builder
+	b.Grow(len(out) + len(status) + 2)
+	if out == "" {
+		b.WriteString("(no output)\n")
+	} else {
+		b.WriteString(out)
+		if !strings.HasSuffix(out, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString(status)
+	return tool.Result{
+		Content: []llm.Content{llm.Text(b.String())},
+		IsError: stop != exited || d.ExitCode != 0,
+		Details: d,
+	}, nil
+}
+
+// killGroup stops the process group led by pid: SIGTERM, then SIGKILL
+// once the group is gone or grace has passed. It returns the leader's
+// wait error, which it always collects.
+func killGroup(pid int, waitDone <-chan error, grace time.Duration) error {
+	_ = syscall.Kill(-pid, syscall.SIGTERM)
+	var waitErr error
+	reaped := false
+	deadline := time.NewTimer(grace)
+	defer deadline.Stop()
+	tick := time.NewTicker(25 * time.Millisecond)
+	defer tick.Stop()
+	for gone := false; !gone; {
+		select {
+		case waitErr = <-waitDone:
+			reaped, waitDone = true, nil
+		case <-tick.C:
+			gone = reaped && !groupAlive(pid)
+		case <-deadline.C:
+			gone = true
+		}
+	}
+	// Members that ignored SIGTERM (or a leader that did) end here; a
+	// group that is already gone makes this a no-op.
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	if !reaped {
+		waitErr = <-waitDone
+	}
+	return waitErr
+}
+
+// groupAlive reports whether process group pgid has a member that is
+// not a zombie. Zombies count as gone: they are dead, only not yet reaped
+// by their new parent, which may be slow to do it inside containers.
+func groupAlive(pgid int) bool {
+	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
+		return false
+	}
+	dir, err := os.Open("/proc")
+	if err != nil {
+		return true
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return true
+	}
+	want := strconv.Itoa(pgid)
+	for _, name := range names {
+		if name[0] < '0' || name[0] > '9' {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + name + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid pgrp ...; comm may hold spaces.
+		i := bytes.LastIndexByte(stat, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(stat[i+1:]))
+		if len(f) >= 3 && f[2] == want && f[0] != "Z" && f[0] != "X" {
+			return true
+		}
+	}
+	return false
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
+	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
+	syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE", syscall.SIGQUIT: "SIGQUIT",
+	syscall.SIGSEGV: "SIGSEGV", syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1",
+	syscall.SIGUSR2: "SIGUSR2", syscall.SIGXCPU: "SIGXCPU",
+}
+
+func signalName(s syscall.Signal) string {
+	if n, ok := signalNames[s]; ok {
+		return fmt.Sprintf("%s (%s)", n, s)
+	}
+	return fmt.Sprintf("%d (%s)", int(s), s)
+}

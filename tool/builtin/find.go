@@ -1,0 +1,139 @@
+package builtin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/reinhq/rein/tool"
+)
+
+// FindDefaultLimit is how many paths find lists when no limit is given.
+const FindDefaultLimit = 1000
+
+type findArgs struct {
+	Pattern string `json:"pattern" jsonschema:"Glob to match. Without a slash it is matched against names at any depth (*_test.go); with one, against the path below path (src/**/*.ts, cmd/*/main.go). ** matches any number of directories; {a,b} alternatives and [abc] classes work."`
+	Path    string `json:"path,omitempty" jsonschema:"Directory to search, relative to the workspace root. Default: the whole workspace."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Maximum number of paths to list. Default 1000."`
+}
+
+// FindDetails is the Details of a find result.
+type FindDetails struct {
+	Found int `json:"found"` // all matches, listed or not
+	Shown int `json:"shown"`
+}
+
+const findDescription = `Find files and directories in the workspace by name with a glob pattern, e.g. **/*_test.go, *.md, src/**/index.ts.
+
+Lists matching paths relative to the workspace root, sorted, directories with a trailing /. Files ignored by .gitignore (and .ignore) and the .git directory are skipped (a directory named explicitly, as path or as the fixed start of the pattern, is searched even when it is ignored itself); hidden files are included. At most limit paths are listed (default 1000); the result says how many more matched.
+
+Use find instead of find or ls -R in bash. Use grep to search file contents, ls to list one directory.`
+
+// Find returns the find tool: glob search over the tree, honouring
+// ignore files.
+func Find(w Workspace) *tool.Tool {
+	t := tool.MustNew("find", findDescription, func(ctx context.Context, call *tool.Call, in findArgs) (tool.Result, error) {
+		return find(ctx, w, in)
+	})
+	t.ReadOnly = true
+	return t
+}
+
+func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
+	pattern := strings.TrimPrefix(strings.TrimSpace(in.Pattern), "./")
+	if pattern == "" {
+		return tool.Result{}, errors.New("pattern is empty; give a glob such as **/*.go")
+	}
+	if in.Limit < 0 {
+		return tool.Result{}, fmt.Errorf("limit must be 1 or more (got %d)", in.Limit)
+	}
+	limit := in.Limit
+	if limit == 0 {
+		limit = FindDefaultLimit
+	}
+	if strings.HasPrefix(pattern, "/") {
+		return tool.Result{}, fmt.Errorf("pattern %q is absolute; give a pattern relative to path (e.g. **/*.go), and the directory as path", in.Pattern)
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return tool.Result{}, fmt.Errorf("invalid glob %q: check that brackets [] and braces {} are closed", in.Pattern)
+	}
+	root, err := w.root()
+	if err != nil {
+		return tool.Result{}, err
+	}
+	start, err := w.Resolve(in.Path)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	fi, err := os.Stat(start)
+	if errors.Is(err, fs.ErrNotExist) {
+		return tool.Result{}, errors.New(w.notFound(start))
+	}
+	if err != nil {
+		return tool.Result{}, fmt.Errorf("cannot search %s: %v", w.display(start), err)
+	}
+	if !fi.IsDir() {
+		return tool.Result{}, fmt.Errorf("%s is a file, not a directory; give a directory as path", w.display(start))
+	}
+	startRel := ""
+	if start != root {
+		startRel = rel(root, start) + "/"
+	}
+	byName := !strings.Contains(pattern, "/")
+	walkFrom := start
+	if !byName {
+		// Walk only below the pattern's fixed leading directories.
+		if base, _ := doublestar.SplitPattern(pattern); base != "." && base != "" {
+			dir := filepath.Join(start, filepath.FromSlash(base))
+			if real, err := filepath.EvalSymlinks(dir); err == nil && real == dir {
+				if st, err := os.Stat(dir); err == nil && st.IsDir() {
+					walkFrom = dir
+				}
+			} else {
+				walkFrom = ""
+			}
+		}
+	}
+	var found []string
+	if walkFrom != "" {
+		err = walk(ctx, root, walkFrom, walkOptions{}, func(e walkEntry) error {
+			target := strings.TrimPrefix(e.rel, startRel)
+			if byName {
+				target = e.d.Name()
+			}
+			if !doublestar.MatchUnvalidated(pattern, target) {
+				return nil
+			}
+			p := e.rel
+			if e.d.IsDir() {
+				p += "/"
+			}
+			found = append(found, p)
+			return nil
+		})
+		if err != nil {
+			return tool.Result{}, err
+		}
+	}
+	total := len(found) // already sorted: walk visits in path order
+	found = found[:min(total, limit)]
+	d := FindDetails{Found: total, Shown: len(found)}
+	if total == 0 {
+		where := w.display(start)
+		return tool.Result{Content: tool.Text(fmt.Sprintf("No files match %q in %s (ignored files and .git are not searched).", in.Pattern, where)).Content, Details: d}, nil
+	}
+	var b strings.Builder
+	for _, p := range found {
+		b.WriteString(p)
+		b.WriteByte('\n')
+	}
+	if total > len(found) {
+		fmt.Fprintf(&b, "[%d of %d matches listed; narrow the pattern or path, or raise limit]\n", len(found), total)
+	}
+	return tool.Result{Content: tool.Text(strings.TrimSuffix(b.String(), "\n")).Content, Details: d}, nil
+}
