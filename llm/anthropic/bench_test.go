@@ -45,7 +45,7 @@ func BenchmarkDecode(b *testing.B) {
 				r.Reset(&rd)
 				e := llm.NewEmitter(func(llm.Event, error) bool { return true }, req)
 				d := newDecoder(e, "anthropic")
-				d.run(r, func(err error) error { return err })
+				d.run(r, func(error) error { return nil })
 				if !d.finished {
 					b.Fatal("stream did not finish")
 				}

@@ -148,6 +148,14 @@ func (c *Client) stream(ctx context.Context, req *llm.Request, e *llm.Emitter) {
 	}
 	rc := wire.IdleTimeout(resp.Body, c.idle)
 	defer rc.Close()
+	if ct := resp.Header.Get("content-type"); strings.HasPrefix(ct, "application/json") {
+		// Not a stream: a proxy's error envelope or a server that ignored
+		// "stream": true. Say so rather than report an empty stream.
+		body, _ := io.ReadAll(io.LimitReader(rc, 64<<10))
+		fail(&llm.Error{Code: llm.CodeFormat, Status: resp.StatusCode, Provider: provider,
+			Message: wire.Redact("the server answered with JSON instead of an event stream: "+wire.ErrorMessage(body), key)})
+		return
+	}
 
 	r, _ := c.readers.Get().(*sse.Reader)
 	if r == nil {

@@ -22,7 +22,7 @@ func decodeBody(body []byte, model llm.Model) ([]llm.Event, []error) {
 		return true
 	}, &llm.Request{Model: model})
 	d := newDecoder(e, "anthropic")
-	d.run(sse.NewReader(bytes.NewReader(body)), func(err error) error { return err })
+	d.run(sse.NewReader(bytes.NewReader(body)), func(error) error { return nil })
 	return events, errs
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,7 +143,7 @@ func TestPassThrough(t *testing.T) {
 	if d := cmp.Diff(wantContent, msg.Content); d != "" {
 		t.Errorf("content (-want +got):\n%s", d)
 	}
-	wantExtra := `{"blocks":[{"at":1,"block":{"flag":true,"id":"m_1","input":{"q":"x < y"},"type":"mystery_tool_use"}},` +
+	wantExtra := `{"blocks":[{"at":1,"block":{"type":"mystery_tool_use","id":"m_1","flag":true,"input":{"q":"x < y"}}},` +
 		`{"at":2,"block":{"type":"mystery_result","tool_use_id":"m_1","content":[{"n":1}]}}],"events":[{"type":"future_event","detail":{"a":1}}]}`
 	if string(msg.Extra) != wantExtra {
 		t.Errorf("extra\n got %s\nwant %s", msg.Extra, wantExtra)
@@ -164,7 +165,7 @@ func TestPassThrough(t *testing.T) {
 	}
 	want := []string{
 		`{"type":"text","text":"Let me look."}`,
-		`{"flag":true,"id":"m_1","input":{"q":"x < y"},"type":"mystery_tool_use"}`,
+		`{"type":"mystery_tool_use","id":"m_1","flag":true,"input":{"q":"x < y"}}`,
 		`{"type":"mystery_result","tool_use_id":"m_1","content":[{"n":1}]}`,
 		`{"type":"text","text":"Found it.","citations":[{"type":"char_location","cited_text":"x"}]}`,
 	}
@@ -209,4 +210,35 @@ func TestRedactedThinkingRoundTrip(t *testing.T) {
 			t.Errorf("redacted block %d data changed", i)
 		}
 	}
+}
+
+func TestConcurrentStreams(t *testing.T) {
+	bodies := map[string][]byte{}
+	want := map[string]string{}
+	for _, w := range replays[:4] {
+		bodies[w.id] = replayBody(t, w.file)
+		want[w.id] = w.blocks[0].Text
+	}
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		streamBody(bodies[r.Header.Get("X-Want")], 5)(w, r)
+	})
+	c := newClient(srv.URL, Options{})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 5 {
+				id := replays[(i+j)%4].id
+				req := userReq(sonnet, "hi")
+				req.Options.Headers = map[string]string{"X-Want": id}
+				msg, err := llm.Collect(context.Background(), c, req)
+				if err != nil || msg.ResponseID != id || msg.Content[0].Text != want[id] {
+					t.Errorf("stream %d/%d: %v, got %q %q", i, j, err, msg.ResponseID, msg.Text())
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

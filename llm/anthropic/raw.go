@@ -62,22 +62,29 @@ func modelled(kind blockKind, key string) bool {
 	return false
 }
 
-// setFields returns the JSON object obj with key set to val. An empty or
-// invalid obj is treated as an empty object.
+// setFields returns the JSON object obj with key set to val, which must
+// be valid JSON. Other fields are copied as they are; an empty or invalid
+// obj counts as an empty object.
 func setFields(obj json.RawMessage, key string, val []byte) json.RawMessage {
-	m := map[string]json.RawMessage{}
+	out := []byte{'{'}
 	if len(obj) > 0 {
-		_ = json.Unmarshal(obj, &m)
-		if m == nil {
-			m = map[string]json.RawMessage{}
+		sc := scanner{data: obj}
+		err := sc.object(func(k []byte) error {
+			v, err := sc.raw()
+			if err != nil || string(k) == key {
+				return err
+			}
+			out = appendString(out, k)
+			out = append(append(append(out, ':'), v...), ',')
+			return nil
+		})
+		if err != nil {
+			out = out[:1]
 		}
 	}
-	m[key] = val
-	b, err := marshalNoEscape(m)
-	if err != nil {
-		return obj
-	}
-	return b
+	out = appendString(out, []byte(key))
+	out = append(append(out, ':'), val...)
+	return append(out, '}')
 }
 
 // marshalNoEscape encodes v like json.Marshal but leaves <, > and & as

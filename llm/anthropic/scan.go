@@ -1,55 +1,12 @@
 package anthropic
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// frame is one decoded stream event: the fields of the Messages API's
-// events that rein uses, extracted in one validating pass without
-// encoding/json. Every byte slice points into the event's data or into
-// the scanner's scratch buffer and is valid until the next call to parse.
-type frame struct {
-	typ      []byte
-	index    int
-	hasIndex bool
-
-	// delta
-	deltaType  []byte
-	text       []byte
-	thinking   []byte
-	partial    []byte
-	signature  []byte
-	stopReason []byte
-	stopSeq    []byte
-	hasStopSeq bool
-	citation   []byte
-
-	// content_block (raw is the whole object)
-	block blockFields
-
-	// message (message_start)
-	msgID, msgModel []byte
-	msgUsage        []byte
-
-	usage []byte // message_delta's usage object
-
-	// error
-	hasError         bool
-	errType, errText []byte
-}
-
-// blockFields are the fields of content_block_start's block.
-type blockFields struct {
-	raw                       []byte
-	typ, text, thinking       []byte
-	signature, data, id, name []byte
-	input, citations          []byte // raw values
-	other                     bool   // the block has a field not listed above
-}
 
 // scanner is a small validating JSON reader specialised for the
 // Messages API's stream events. It never panics on malformed input and
@@ -77,8 +34,24 @@ func (s *scanner) fail(what string) error {
 func (s *scanner) parse(data []byte, f *frame) error {
 	*f = frame{}
 	s.data, s.pos, s.scratch = data, 0, s.scratch[:0]
-	s.ws()
-	if err := s.object(func(key []byte) error { return s.topField(key, f) }); err != nil {
+	// The top level and delta are read without callbacks: they are the
+	// hot path.
+	empty, err := s.enter()
+	for more := !empty; more && err == nil; {
+		var key []byte
+		if key, err = s.key(); err != nil {
+			break
+		}
+		if string(key) == "delta" {
+			err = s.delta(f)
+		} else {
+			err = s.topField(key, f)
+		}
+		if err == nil {
+			more, err = s.next()
+		}
+	}
+	if err != nil {
 		return err
 	}
 	s.ws()
@@ -88,173 +61,10 @@ func (s *scanner) parse(data []byte, f *frame) error {
 	return nil
 }
 
-func (s *scanner) topField(key []byte, f *frame) error {
-	var err error
-	switch string(key) {
-	case "type":
-		f.typ, err = s.stringOrNull()
-	case "index":
-		f.index, err = s.int()
-		f.hasIndex = err == nil
-	case "delta":
-		if s.peek() == 'n' {
-			return s.null()
-		}
-		return s.object(func(k []byte) error { return s.deltaField(k, f) })
-	case "content_block":
-		start := s.pos
-		if err = s.object(func(k []byte) error { return s.blockField(k, &f.block) }); err == nil {
-			f.block.raw = s.data[start:s.pos]
-		}
-	case "message":
-		err = s.object(func(k []byte) error { return s.messageField(k, f) })
-	case "usage":
-		f.usage, err = s.raw()
-	case "error":
-		f.hasError = true
-		if s.peek() != '{' {
-			return s.skip(0)
-		}
-		err = s.object(func(k []byte) error {
-			var err error
-			switch string(k) {
-			case "type":
-				f.errType, err = s.stringOrNull()
-			case "message":
-				f.errText, err = s.stringOrNull()
-			default:
-				err = s.skip(0)
-			}
-			return err
-		})
-	default:
-		err = s.skip(0)
-	}
-	return err
-}
-
-func (s *scanner) blockField(key []byte, b *blockFields) error {
-	var err error
-	switch string(key) {
-	case "type":
-		b.typ, err = s.stringOrNull()
-	case "text":
-		b.text, err = s.stringOrNull()
-	case "thinking":
-		b.thinking, err = s.stringOrNull()
-	case "signature":
-		b.signature, err = s.stringOrNull()
-	case "data":
-		b.data, err = s.stringOrNull()
-	case "id":
-		b.id, err = s.stringOrNull()
-	case "name":
-		b.name, err = s.stringOrNull()
-	case "input":
-		b.input, err = s.raw()
-	case "citations":
-		b.citations, err = s.raw()
-	default:
-		b.other = true
-		err = s.skip(0)
-	}
-	return err
-}
-
-func (s *scanner) messageField(key []byte, f *frame) error {
-	var err error
-	switch string(key) {
-	case "id":
-		f.msgID, err = s.stringOrNull()
-	case "model":
-		f.msgModel, err = s.stringOrNull()
-	case "usage":
-		f.msgUsage, err = s.raw()
-	default:
-		err = s.skip(0)
-	}
-	return err
-}
-
-// usage reads a usage object; counts that are absent or null stay nil.
-func (s *scanner) usage(raw []byte, u *wireUsage) error {
-	s.data, s.pos = raw, 0
-	if s.peek() == 'n' {
-		return s.null()
-	}
-	return s.object(func(key []byte) error {
-		var dst **int
-		switch string(key) {
-		case "input_tokens":
-			dst = &u.Input
-		case "output_tokens":
-			dst = &u.Output
-		case "cache_read_input_tokens":
-			dst = &u.CacheRead
-		case "cache_creation_input_tokens":
-			dst = &u.CacheWrite
-		default:
-			return s.skip(0)
-		}
-		if s.peek() == 'n' {
-			return s.null()
-		}
-		n, err := s.int()
-		if err == nil {
-			*dst = &n
-		}
-		return err
-	})
-}
-
-// elements returns the values of a JSON array, copied.
-func (s *scanner) elements(raw []byte) []json.RawMessage {
-	s.data, s.pos = raw, 0
-	if s.peek() != '[' {
-		return nil
-	}
-	s.pos++
-	var out []json.RawMessage
-	for s.peek() != ']' {
-		v, err := s.raw()
-		if err != nil {
-			return out
-		}
-		out = append(out, append(json.RawMessage(nil), v...))
-		if s.peek() == ',' {
-			s.pos++
-		}
-	}
-	return out
-}
-
-func (s *scanner) deltaField(key []byte, f *frame) error {
-	var err error
-	switch string(key) {
-	case "type":
-		f.deltaType, err = s.stringOrNull()
-	case "text":
-		f.text, err = s.stringOrNull()
-	case "thinking":
-		f.thinking, err = s.stringOrNull()
-	case "partial_json":
-		f.partial, err = s.stringOrNull()
-	case "signature":
-		f.signature, err = s.stringOrNull()
-	case "stop_reason":
-		f.stopReason, err = s.stringOrNull()
-	case "stop_sequence":
-		f.stopSeq, err = s.stringOrNull()
-		f.hasStopSeq = err == nil && f.stopSeq != nil
-	case "citation":
-		f.citation, err = s.raw()
-	default:
-		err = s.skip(0)
-	}
-	return err
-}
-
 func (s *scanner) ws() {
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return
+	}
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r':
@@ -273,43 +83,66 @@ func (s *scanner) peek() byte {
 	return 0
 }
 
-// object reads an object, calling field for each key with the scanner
-// positioned at the value; field must consume the value.
-func (s *scanner) object(field func(key []byte) error) error {
+// enter consumes the '{' of an object, and its '}' too when the object
+// is empty, which it reports.
+func (s *scanner) enter() (empty bool, err error) {
 	if s.peek() != '{' {
-		return s.fail("expected an object")
+		return false, s.fail("expected an object")
 	}
 	s.pos++
 	if s.peek() == '}' {
 		s.pos++
-		return nil
+		return true, nil
 	}
-	for {
-		if s.peek() != '"' {
-			return s.fail("expected a key")
-		}
-		key, err := s.str()
-		if err != nil {
-			return err
-		}
-		if s.peek() != ':' {
-			return s.fail("expected ':'")
-		}
+	return false, nil
+}
+
+// key reads an object key and the ':' after it, leaving the scanner at
+// the value.
+func (s *scanner) key() ([]byte, error) {
+	if s.peek() != '"' {
+		return nil, s.fail("expected a key")
+	}
+	key, err := s.str()
+	if err != nil {
+		return nil, err
+	}
+	if s.peek() != ':' {
+		return nil, s.fail("expected ':'")
+	}
+	s.pos++
+	s.ws()
+	return key, nil
+}
+
+// next consumes the ',' before another field (more) or the closing '}'.
+func (s *scanner) next() (more bool, err error) {
+	switch s.peek() {
+	case ',':
 		s.pos++
-		s.ws()
-		if err := field(key); err != nil {
-			return err
-		}
-		switch s.peek() {
-		case ',':
-			s.pos++
-		case '}':
-			s.pos++
-			return nil
-		default:
-			return s.fail("expected ',' or '}'")
-		}
+		return true, nil
+	case '}':
+		s.pos++
+		return false, nil
 	}
+	return false, s.fail("expected ',' or '}'")
+}
+
+// object reads an object, calling field for each key with the scanner
+// positioned at the value; field must consume the value.
+func (s *scanner) object(field func(key []byte) error) error {
+	empty, err := s.enter()
+	for more := !empty; more && err == nil; {
+		var key []byte
+		if key, err = s.key(); err != nil {
+			break
+		}
+		if err = field(key); err != nil {
+			break
+		}
+		more, err = s.next()
+	}
+	return err
 }
 
 // stringOrNull reads a string; null reads as a nil slice.
@@ -341,20 +174,30 @@ func (s *scanner) literal(lit string) error {
 // returns its unescaped bytes.
 func (s *scanner) str() ([]byte, error) {
 	start := s.pos + 1
-	for i := start; i < len(s.data); i++ {
-		switch c := s.data[i]; {
-		case c == '"':
-			s.pos = i + 1
-			return s.data[start:i], nil
-		case c == '\\':
-			return s.strEscaped(start, i)
-		case c < 0x20:
-			s.pos = i
+	if start > len(s.data) {
+		s.pos = len(s.data)
+		return nil, s.fail("unterminated string")
+	}
+	rest := s.data[start:]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		q = len(rest)
+	}
+	for i, c := range rest[:q] {
+		if c == '\\' {
+			return s.strEscaped(start, start+i)
+		}
+		if c < 0x20 {
+			s.pos = start + i
 			return nil, s.fail("control character in string")
 		}
 	}
-	s.pos = len(s.data)
-	return nil, s.fail("unterminated string")
+	if q == len(rest) {
+		s.pos = len(s.data)
+		return nil, s.fail("unterminated string")
+	}
+	s.pos = start + q + 1
+	return rest[:q:q], nil
 }
 
 // strEscaped continues a string that holds escapes, from the first

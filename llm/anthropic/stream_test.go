@@ -139,6 +139,8 @@ func TestStreamFailures(t *testing.T) {
 			llm.CodeUnknown, "novel_error: ?", ""},
 		{"error event named only by the SSE field", string(sseOf(t, evStart)) + "event: error\ndata: {\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
 			llm.CodeOverloaded, "Overloaded", ""},
+		{"error event that is not JSON", string(sseOf(t, evStart)) + "event: error\ndata: upstream overloaded, try later\n\n",
+			llm.CodeOverloaded, "upstream overloaded, try later", ""},
 		{"cut mid-event", string(sseOf(t, evStart, evText0, evHel)) + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_de",
 			llm.CodeServerError, "ended before message_stop", "Hel"},
 		{"cut between events", string(sseOf(t, evStart, evText0, evHel, evLo)),
@@ -166,6 +168,17 @@ func TestStreamFailures(t *testing.T) {
 				t.Errorf("final message stop %q text %q, want error %q", msg.StopReason, msg.Text(), tt.text)
 			}
 		})
+	}
+}
+
+func TestJSONInsteadOfStream(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("content-type", "application/json")
+		w.Write([]byte(`{"type":"error","error":{"type":"api_error","message":"upstream said no"}}`))
+	})
+	_, le := failing(t, newClient(srv.URL, Options{}), userReq(sonnet, "hi"))
+	if le.Code != llm.CodeFormat || le.Status != 200 || !strings.Contains(le.Message, "JSON instead of an event stream: api_error: upstream said no") {
+		t.Errorf("error %v", le)
 	}
 }
 
