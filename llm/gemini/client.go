@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reinhq/rein/internal/wire"
@@ -43,10 +44,12 @@ type Options struct {
 	IdleTimeout time.Duration
 }
 
-// Client streams replies from the Gemini API. It holds no per-request
-// state and is safe for concurrent use.
+// Client streams replies from the Gemini API. It is safe for concurrent
+// use; between streams it keeps idle decoders (reader and parser
+// buffers) for reuse, and nothing else.
 type Client struct {
-	opts Options
+	opts     Options
+	decoders sync.Pool // *decoder
 }
 
 // New returns a client with the given options.
@@ -78,7 +81,12 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Eve
 		if key != "" {
 			secrets = []string{key}
 		}
-		d := newDecoder(provider, secrets...)
+		d, _ := c.decoders.Get().(*decoder)
+		if d == nil {
+			d = &decoder{}
+		}
+		d.reset(provider, secrets)
+		defer c.decoders.Put(d)
 		e := llm.NewEmitter(d.wrap(yield), req)
 		d.e = e
 		body, err := buildPayload(ctx, req)

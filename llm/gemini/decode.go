@@ -22,9 +22,11 @@ import (
 // result are matched by name and order instead.
 const GeneratedIDPrefix = "gemini_"
 
-// decoder turns SSE chunks into emitter calls. It is used by one stream.
+// decoder turns SSE chunks into emitter calls. It serves one stream at a
+// time; reset prepares it for the next, keeping its buffers.
 type decoder struct {
 	e        *llm.Emitter
+	r        *sse.Reader
 	p        parser
 	provider string
 	secrets  []string
@@ -44,8 +46,10 @@ type decoder struct {
 	extraIdx   map[extraKey]int
 }
 
-func newDecoder(provider string, secrets ...string) *decoder {
-	return &decoder{open: -1, provider: provider, secrets: secrets}
+// reset readies d for a new stream, keeping the reader, the parser's
+// buffers and the capacity of the kept fields.
+func (d *decoder) reset(provider string, secrets []string) {
+	*d = decoder{r: d.r, p: d.p, extras: d.extras[:0], provider: provider, secrets: secrets, open: -1}
 }
 
 // wrap returns the yield function the emitter uses: it attaches the
@@ -64,7 +68,13 @@ func (d *decoder) wrap(yield func(llm.Event, error) bool) func(llm.Event, error)
 // run reads the whole stream and ends it with exactly one final event
 // (unless the consumer stopped first).
 func (d *decoder) run(ctx context.Context, body io.Reader) {
-	r := sse.NewReader(body)
+	if d.r == nil {
+		d.r = sse.NewReader(body)
+	} else {
+		d.r.Reset(body)
+	}
+	r := d.r
+	defer r.Reset(nil)
 	for {
 		ev, err := r.Next()
 		if err != nil {

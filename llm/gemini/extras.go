@@ -34,7 +34,18 @@ func (d *decoder) keep(f scopedField) {
 		d.extras[i].val = append(d.extras[i].val[:0], f.val...)
 		return
 	}
-	d.extras = append(d.extras, keptField{scope: f.scope, key: string(f.key), val: bytes.Clone(f.val)})
+	if n := len(d.extras); n < cap(d.extras) {
+		// Reuse a slot left from an earlier stream, buffers included.
+		d.extras = d.extras[:n+1]
+		k := &d.extras[n]
+		k.scope = f.scope
+		if k.key != string(f.key) {
+			k.key = string(f.key)
+		}
+		k.val = append(k.val[:0], f.val...)
+	} else {
+		d.extras = append(d.extras, keptField{scope: f.scope, key: string(f.key), val: bytes.Clone(f.val)})
+	}
 	switch n := len(d.extras); {
 	case d.extraIdx != nil:
 		d.extraIdx[extraKey{f.scope, string(f.key)}] = n - 1

@@ -10,10 +10,13 @@ import (
 	"github.com/reinhq/rein/llm"
 )
 
-// decodeBytes runs the stream decoder over body as if it were a reply to
-// req, passing every event to yield.
-func decodeBytes(body []byte, req *llm.Request, yield func(llm.Event, error) bool) {
-	d := newDecoder("google")
+// decodeBytes runs the stream decoder d (nil for a new one) over body as
+// if it were a reply to req, passing every event to yield.
+func decodeBytes(d *decoder, body []byte, req *llm.Request, yield func(llm.Event, error) bool) {
+	if d == nil {
+		d = &decoder{}
+	}
+	d.reset("google", nil)
 	d.e = llm.NewEmitter(d.wrap(yield), req)
 	d.run(context.Background(), bytes.NewReader(body))
 }
@@ -42,9 +45,12 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	req := &llm.Request{Model: llm.Model{ID: "gemini-2.5-flash", Provider: "google", API: llm.APIGemini, ContextWindow: 1 << 20}}
+	// One decoder serves every input, as a Client's pool reuses them: no
+	// state may leak from one stream into the next.
+	shared := &decoder{}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		finals, n := 0, 0
-		decodeBytes(body, req, func(ev llm.Event, err error) bool {
+		decodeBytes(shared, body, req, func(ev llm.Event, err error) bool {
 			n++
 			if finals > 0 {
 				t.Fatalf("event %q after the final event", ev.Type)
