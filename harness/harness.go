@@ -65,6 +65,7 @@ type Harness struct {
 	followM  QueueMode
 	pending  []session.Entry
 	recorded recorded
+	conv     conv
 }
 
 // config is the latest configuration. Values are replaced, never

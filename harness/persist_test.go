@@ -266,3 +266,64 @@ func TestSessionFileStore(t *testing.T) {
 		}
 	}
 }
+
+// The harness keeps the conversation between prompts, but the log stays
+// the source of truth: writes it did not make are seen.
+func TestConversationFollowsTheLog(t *testing.T) {
+	f := newFixture(t, []faux.Reply{faux.Text("a"), faux.Text("b"), faux.Text("c"), faux.Text("d"), faux.Text("e")}, nil)
+	last := func() []string {
+		reqs := f.p.Requests()
+		return requestTexts(reqs[len(reqs)-1])
+	}
+	if _, err := f.prompt(t, "one"); err != nil {
+		t.Fatal(err)
+	}
+	// Another writer of the store.
+	m := llm.UserText("written directly")
+	if _, err := f.store.Append(session.Entry{Type: session.TypeMessage, Message: &m}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.prompt(t, "two"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user:one", "assistant:a", "user:written directly", "user:two"}
+	if d := cmp.Diff(want, last()); d != "" {
+		t.Fatalf("after a direct write (-want +got):\n%s", d)
+	}
+	// A message appended through the harness.
+	m2 := llm.UserText("appended")
+	if err := f.h.AppendEntry(session.Entry{Type: session.TypeMessage, Message: &m2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.prompt(t, "three"); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "assistant:b", "user:appended", "user:three")
+	if d := cmp.Diff(want, last()); d != "" {
+		t.Fatalf("after AppendEntry (-want +got):\n%s", d)
+	}
+	// Custom entries and labels leave the conversation as it is.
+	if err := f.h.AppendEntry(custom("note")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.h.Label(f.store.Leaf(), "here"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.prompt(t, "four"); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, "assistant:c", "user:four")
+	if d := cmp.Diff(want, last()); d != "" {
+		t.Fatalf("after a custom entry (-want +got):\n%s", d)
+	}
+	// A branch made directly: back to the first answer.
+	if _, err := f.store.Append(session.Entry{Type: session.TypeLeaf, Target: entryID(t, f.store, "a")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.prompt(t, "five"); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"user:one", "assistant:a", "user:five"}, last()); d != "" {
+		t.Fatalf("after a direct navigation (-want +got):\n%s", d)
+	}
+}

@@ -83,7 +83,9 @@ func (h *Harness) Prompt(ctx context.Context, text string, images ...llm.Content
 		return Result{}, err
 	}
 	r := &run{h: h, cancel: cancel}
+	settled := false
 	defer func() {
+		h.settle(r.msgs, settled && err == nil)
 		if ferr := h.end(); ferr != nil && err == nil {
 			err, res.Stop, res.Detail = wrap(op, CodeStore, ferr), StopError, ferr.Error()
 		}
@@ -91,7 +93,9 @@ func (h *Harness) Prompt(ctx context.Context, text string, images ...llm.Content
 	if err := r.start(ctx, prompt); err != nil {
 		return Result{Stop: StopError, Detail: err.Error(), Messages: r.added}, wrap(op, CodeConfig, err)
 	}
-	return r.execute(ctx)
+	res, err = r.execute(ctx)
+	settled = true
+	return res, err
 }
 
 // start flushes what earlier operations left pending, builds the
@@ -102,12 +106,10 @@ func (r *run) start(ctx context.Context, prompt llm.Message) error {
 	if err := h.flush(); err != nil {
 		return err
 	}
-	sc := h.store.Context()
+	r.msgs = h.conversation()
 	h.mu.Lock()
-	h.recorded = recordedFrom(sc)
 	next := slices.Clone(h.next)
 	h.mu.Unlock()
-	r.msgs = sc.Messages
 	if err := r.snapshot(ctx); err != nil {
 		return err
 	}
@@ -136,8 +138,7 @@ func (r *run) start(ctx context.Context, prompt llm.Message) error {
 			h.mu.Unlock()
 		}
 	}
-	msgs := make([]llm.Message, 0, len(r.msgs)+len(r.inputs)+16)
-	r.msgs = append(append(msgs, r.msgs...), r.inputs...)
+	r.msgs = append(r.msgs, r.inputs...)
 	return nil
 }
 

@@ -58,10 +58,10 @@ func (h *Harness) Compact(ctx context.Context, o CompactOptions) (entry session.
 	if res.Summary == "" {
 		return session.Entry{}, errorf(CodeConfig, op, "no summary: pass CompactOptions.Summary or supply one from a before_compaction hook")
 	}
-	entry, err = h.store.Append(session.Entry{
+	entry, err = h.append(session.Entry{
 		Type: session.TypeCompaction, Summary: res.Summary, FirstKept: o.FirstKept, TokensBefore: o.TokensBefore,
 		FilesRead: slices.Clone(o.FilesRead), FilesModified: slices.Clone(o.FilesModified),
-	})
+	}, false)
 	if err != nil {
 		return session.Entry{}, wrap(op, classifyStore(err), err)
 	}
@@ -108,12 +108,12 @@ func (h *Harness) Navigate(ctx context.Context, id string, o NavigateOptions) (e
 	if res.Cancel {
 		return errorf(CodeCancelled, op, "a before_tree_navigation hook cancelled the navigation: %s", orNone(res.Reason))
 	}
-	entry, err := h.store.Append(session.Entry{Type: session.TypeLeaf, Target: id})
+	entry, err := h.append(session.Entry{Type: session.TypeLeaf, Target: id}, false)
 	if err != nil {
 		return wrap(op, classifyStore(err), err)
 	}
 	if res.Summary != "" {
-		if entry, err = h.store.Append(session.Entry{Type: session.TypeBranchSummary, From: from, Summary: res.Summary}); err != nil {
+		if entry, err = h.append(session.Entry{Type: session.TypeBranchSummary, From: from, Summary: res.Summary}, false); err != nil {
 			return wrap(op, CodeStore, err)
 		}
 	}

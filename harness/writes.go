@@ -71,7 +71,7 @@ func (h *Harness) flush() error {
 func (h *Harness) flushLocked() error {
 	for len(h.pending) > 0 {
 		e := h.pending[0]
-		_, err := h.store.Append(e)
+		_, err := h.append(e, false)
 		if err != nil && !errors.Is(err, session.ErrInvalidEntry) && !errors.Is(err, session.ErrNotFound) {
 			return &Error{Code: CodeStore, Op: "flush", Err: fmt.Errorf("writing a pending %s entry: %w", e.Type, err)}
 		}
@@ -87,7 +87,7 @@ func (h *Harness) flushLocked() error {
 
 // persist writes one message of the run.
 func (h *Harness) persist(m llm.Message) error {
-	if _, err := h.store.Append(session.Entry{Type: session.TypeMessage, Message: &m}); err != nil {
+	if _, err := h.append(session.Entry{Type: session.TypeMessage, Message: &m}, true); err != nil {
 		return &Error{Code: CodeStore, Op: "persist", Err: fmt.Errorf("writing a %s message: %w", m.Role, err)}
 	}
 	return nil
@@ -100,7 +100,7 @@ func (h *Harness) record(c *config) error {
 	defer h.mu.Unlock()
 	r := &h.recorded
 	if r.provider != c.model.Provider || r.model != c.model.ID {
-		if _, err := h.store.Append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID}); err != nil {
+		if _, err := h.append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID}, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the model change: %w", err)}
 		}
 		r.provider, r.model = c.model.Provider, c.model.ID
@@ -110,13 +110,13 @@ func (h *Harness) record(c *config) error {
 		thinking = llm.ThinkingOff
 	}
 	if r.thinking != thinking {
-		if _, err := h.store.Append(session.Entry{Type: session.TypeThinkingChange, Thinking: thinking}); err != nil {
+		if _, err := h.append(session.Entry{Type: session.TypeThinkingChange, Thinking: thinking}, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the thinking change: %w", err)}
 		}
 		r.thinking = thinking
 	}
 	if !r.toolsKnown || !slices.Equal(r.tools, c.names) {
-		if _, err := h.store.Append(session.Entry{Type: session.TypeToolsChange, Tools: slices.Clone(c.names)}); err != nil {
+		if _, err := h.append(session.Entry{Type: session.TypeToolsChange, Tools: slices.Clone(c.names)}, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the tools change: %w", err)}
 		}
 		r.tools, r.toolsKnown = c.names, true
