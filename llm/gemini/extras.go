@@ -64,34 +64,51 @@ type extraKey struct {
 
 // messageExtra returns the kept message-level fields as one object:
 // response-level fields at the top, and "candidate", "content" and
-// "usageMetadata" objects for the fields found there.
+// "usageMetadata" objects for the fields found there. It allocates once.
 func (d *decoder) messageExtra() json.RawMessage {
 	if len(d.extras) == 0 {
 		return nil
 	}
-	var top, cand, cont, usage []field
+	n := 64
 	for _, k := range d.extras {
-		f := field{[]byte(k.key), k.val}
-		switch k.scope {
-		case scopeResponse:
-			top = append(top, f)
-		case scopeCandidate:
-			cand = append(cand, f)
-		case scopeContent:
-			cont = append(cont, f)
-		case scopeUsage:
-			usage = append(usage, f)
+		n += len(k.key) + len(k.val) + 2
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for _, k := range d.extras {
+		if k.scope == scopeResponse {
+			if len(b) > 1 {
+				b = append(b, ',')
+			}
+			b = appendCompact(append(append(b, k.key...), ':'), k.val)
 		}
 	}
-	for _, sub := range []struct {
-		name string
-		fs   []field
-	}{{`"candidate"`, cand}, {`"content"`, cont}, {`"usageMetadata"`, usage}} {
-		if len(sub.fs) > 0 {
-			top = append(top, field{[]byte(sub.name), object(sub.fs, nil)})
+	for _, sub := range [...]struct {
+		scope byte
+		name  string
+	}{{scopeCandidate, `"candidate":{`}, {scopeContent, `"content":{`}, {scopeUsage, `"usageMetadata":{`}} {
+		opened := false
+		for _, k := range d.extras {
+			if k.scope != sub.scope {
+				continue
+			}
+			switch {
+			case opened:
+				b = append(b, ',')
+			case len(b) > 1:
+				b = append(b, ',')
+				fallthrough
+			default:
+				b = append(b, sub.name...)
+				opened = true
+			}
+			b = appendCompact(append(append(b, k.key...), ':'), k.val)
+		}
+		if opened {
+			b = append(b, '}')
 		}
 	}
-	return object(top, nil)
+	return append(b, '}')
 }
 
 // extraString returns a kept string field, or "".
