@@ -2,7 +2,9 @@ package builtin
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,6 +76,8 @@ func (s *outputSink) spill() {
 	s.tail.write(s.buf)
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {
 		s.logErr = err
+	} else if err := ignoreOutputDir(s.dir); err != nil {
+		s.logErr = err
 	} else if f, err := os.CreateTemp(s.dir, "bash-*.log"); err != nil {
 		s.logErr = err
 	} else {
@@ -82,6 +86,23 @@ func (s *outputSink) spill() {
 	}
 	s.writeLog(s.buf)
 	s.buf = nil
+}
+
+// ignoreOutputDir makes git, find and grep pass over the logs: it puts a
+// .gitignore matching everything in dir unless one is there.
+func ignoreOutputDir(dir string) error {
+	f, err := os.OpenFile(filepath.Join(dir, ".gitignore"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("# written by rein: tool outputs are not part of the project\n*\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (s *outputSink) writeLog(p []byte) {

@@ -211,6 +211,11 @@ func TestBashHugeOutput(t *testing.T) {
 	if err != nil || fi.Size() != d.OutputBytes {
 		t.Fatalf("log %s: size %d, %v; want %d", d.LogPath, fi.Size(), err, d.OutputBytes)
 	}
+	// The logs are kept out of git, find and grep.
+	if gi := readFileString(t, filepath.Join(w.Root, ".rein/output/.gitignore")); !strings.HasSuffix(gi, "\n*\n") {
+		t.Fatalf(".rein/output/.gitignore = %q", gi)
+	}
+	expect(t, call(t, registry(t, Find(w)), "find", `{"pattern":"**/*.log"}`), false, "No files match")
 }
 
 func TestBashEndlessOutput(t *testing.T) {

@@ -125,6 +125,9 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 	d := FindDetails{Found: total, Shown: len(found)}
 	if total == 0 {
 		where := w.display(start)
+		if where == "." {
+			where = "the workspace"
+		}
 		return tool.Result{Content: tool.Text(fmt.Sprintf("No files match %q in %s (ignored files and .git are not searched).", in.Pattern, where)).Content, Details: d}, nil
 	}
 	var b strings.Builder

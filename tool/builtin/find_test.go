@@ -35,7 +35,7 @@ func TestFind(t *testing.T) {
 		{"alternatives", `{"pattern":"{a,b}.*"}`, false, "a.go\nb.txt\ndocs/sub/b.tmp"},
 		{"dotfiles", `{"pattern":".*"}`, false, ".env\n.gitignore\n.hidden/\n.ignore\nsub/.gitignore"},
 		{"limit", `{"pattern":"*.go","limit":2}`, false, ".hidden/h.go\na/x.go\n[2 of 8 matches listed; narrow the pattern or path, or raise limit]"},
-		{"no match", `{"pattern":"*.rs"}`, false, `No files match "*.rs" in . (ignored files and .git are not searched).`},
+		{"no match", `{"pattern":"*.rs"}`, false, `No files match "*.rs" in the workspace (ignored files and .git are not searched).`},
 		{"missing fixed directory", `{"pattern":"nope/**/*.go"}`, false, `No files match "nope/**/*.go"`},
 		{"invalid pattern", `{"pattern":"[a-"}`, true, `invalid glob "[a-"`},
 		{"absolute pattern", `{"pattern":"/etc/*"}`, true, "is absolute"},

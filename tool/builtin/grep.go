@@ -35,7 +35,7 @@ type GrepOptions struct {
 type grepArgs struct {
 	Pattern    string `json:"pattern" jsonschema:"Regular expression (RE2/ripgrep syntax) to search for, matched against each line. Set literal to search for plain text."`
 	Path       string `json:"path,omitempty" jsonschema:"File or directory to search, relative to the workspace root. Default: the whole workspace."`
-	Glob       string `json:"glob,omitempty" jsonschema:"Only search files matching this glob: without a slash it is matched against the file name (*.go), with one against the path from the workspace root (src/**/*.ts). Prefix ! to exclude (!*_test.go)."`
+	Glob       string `json:"glob,omitempty" jsonschema:"Only search files matching this glob: without a slash it is matched against the file name (*.go), with one against the path from the workspace root (src/**/*.ts). Prefix ! to exclude (!*_test.go). A glob also selects matching files that .gitignore would skip, though not inside ignored or hidden directories."`
 	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Match letters in either case."`
 	Literal    bool   `json:"literal,omitempty" jsonschema:"Treat pattern as plain text, not a regular expression."`
 	Context    int    `json:"context,omitempty" jsonschema:"Lines of context to show before and after each match (at most 20). Default 0."`

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -146,11 +147,13 @@ func readImage(f *os.File, shown, mime string, size int64) (tool.Result, error) 
 func readText(ctx context.Context, f *os.File, shown string, offset, limit int, size int64) (tool.Result, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	var out strings.Builder
+	out.Grow(int(min(size+size/4, ReadMaxBytes+4096)))
 	var line []byte // the current line, at most ReadMaxLineLength+1 bytes
 	lineLen := 0    // the current line's full length
 	lineNo, first, last := 0, 0, 0
 	cut, budget, collecting := false, false, true
 	ended := false // the current line ends with a newline
+	var scratch []byte
 	// finish ends the current line: it is counted and, while collecting,
 	// shown.
 	finish := func() {
@@ -167,25 +170,18 @@ func readText(ctx context.Context, f *os.File, shown string, offset, limit int, 
 		if lineNo == 1 {
 			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
 		}
-		var s string
+		scratch = appendNumbered(scratch[:0], lineNo, text, full)
 		if full > ReadMaxLineLength && len(text) > ReadMaxLineLength {
-			n := ReadMaxLineLength
-			for n > 0 && !utf8.RuneStart(text[n]) {
-				n--
-			}
-			s = fmt.Sprintf("%6d\t%s … [line cut: %d bytes in total]\n", lineNo, strings.ToValidUTF8(string(text[:n]), "\uFFFD"), full)
 			cut = true
-		} else {
-			s = fmt.Sprintf("%6d\t%s\n", lineNo, strings.ToValidUTF8(string(text), "\uFFFD"))
 		}
-		if first != 0 && out.Len()+len(s) > ReadMaxBytes {
+		if first != 0 && out.Len()+len(scratch) > ReadMaxBytes {
 			budget, collecting = true, false
 			return
 		}
+		out.Write(scratch)
 		if first == 0 {
 			first = lineNo
 		}
-		out.WriteString(s)
 		last = lineNo
 		if last-first+1 >= limit {
 			collecting = false
@@ -259,10 +255,39 @@ func readText(ctx context.Context, f *os.File, shown string, offset, limit int, 
 	}, nil
 }
 
+// appendNumbered appends one line in read's format, "%6d\t%s\n", cut
+// after ReadMaxLineLength bytes with a marker giving its full length.
+func appendNumbered(dst []byte, n int, text []byte, full int) []byte {
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(n), 10)
+	for i := len(digits); i < 6; i++ {
+		dst = append(dst, ' ')
+	}
+	dst = append(dst, digits...)
+	dst = append(dst, '\t')
+	cut := full > ReadMaxLineLength && len(text) > ReadMaxLineLength
+	if cut {
+		k := ReadMaxLineLength
+		for k > 0 && !utf8.RuneStart(text[k]) {
+			k--
+		}
+		text = text[:k]
+	}
+	if utf8.Valid(text) {
+		dst = append(dst, text...)
+	} else {
+		dst = append(dst, strings.ToValidUTF8(string(text), "\uFFFD")...)
+	}
+	if cut {
+		dst = fmt.Appendf(dst, " … [line cut: %d bytes in total]", full)
+	}
+	return append(dst, '\n')
+}
+
 // countRest counts the lines left in br, which is positioned at the start
 // of a line. ok is false when more than countCap bytes remain.
 func countRest(ctx context.Context, br *bufio.Reader) (n int, ok bool, err error) {
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, 64<<10)
 	lastByte := byte('\n')
 	read := 0
 	for {
