@@ -80,14 +80,22 @@ func (r *Reader) readLine() ([]byte, error) {
 				r.r++
 			}
 		}
-		for i := r.r + r.scanned; i < r.w; i++ {
-			c := r.buf[i]
-			if c != '\n' && c != '\r' {
-				continue
-			}
+		// The line ends at the first LF or CR; both searches are
+		// vectorised, which matters on streams of long JSON lines.
+		seg := r.buf[r.r+r.scanned : r.w]
+		end := bytes.IndexByte(seg, '\n')
+		before := seg
+		if end >= 0 {
+			before = seg[:end]
+		}
+		if cr := bytes.IndexByte(before, '\r'); cr >= 0 {
+			end = cr
+		}
+		if end >= 0 {
+			i := r.r + r.scanned + end
 			line := r.buf[r.r:i]
 			r.r, r.scanned = i+1, 0
-			if c == '\r' {
+			if r.buf[i] == '\r' {
 				r.skipLF = true
 			}
 			return line, nil
