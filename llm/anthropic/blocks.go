@@ -44,19 +44,6 @@ type cacheControl struct {
 
 var ephemeral = &cacheControl{Type: "ephemeral"}
 
-// MarshalJSON encodes the block, verbatim when it is a pass-through block.
-func (b block) MarshalJSON() ([]byte, error) {
-	if b.raw != nil {
-		return b.raw, nil
-	}
-	type plain block
-	out, err := marshalNoEscape(plain(b))
-	if err != nil || len(b.extra) == 0 {
-		return out, err
-	}
-	return mergeFields(out, b.extra, blockField), nil
-}
-
 // blockField reports whether key is a field block encodes itself.
 func blockField(key string) bool {
 	switch key {

@@ -342,8 +342,7 @@ func (d *decoder) close(st *blockState) {
 				Text string `json:"text"`
 			}
 			_ = json.Unmarshal(st.raw, &start)
-			t, _ := marshalNoEscape(start.Text + text(st.text))
-			raw = setFields(raw, "text", t)
+			raw = setFields(raw, "text", appendString(nil, start.Text+text(st.text)))
 		}
 		if len(st.citations) > 0 {
 			raw = setFields(raw, "citations", marshalList(st.citations))

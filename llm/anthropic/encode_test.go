@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"regexp"
 	"strings"
@@ -91,6 +92,7 @@ func TestInvalidRequests(t *testing.T) {
 	}{
 		{"thinking level", &llm.Request{Model: sonnet, Thinking: "ultra"}, `unknown thinking level "ultra"`},
 		{"tool schema", &llm.Request{Model: sonnet, Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(`{nope`)}}}, `tool "t": parameters are not valid JSON`},
+		{"temperature", &llm.Request{Model: sonnet, Temperature: func() *float64 { f := math.NaN(); return &f }()}, "temperature NaN is not a number"},
 		{"extra", &llm.Request{Model: sonnet, Options: llm.Options{Extra: map[string]json.RawMessage{"top_k": json.RawMessage(`{`)}}}, `options.extra["top_k"] is not valid JSON`},
 	}
 	for _, tt := range tests {

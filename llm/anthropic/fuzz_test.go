@@ -156,3 +156,27 @@ func FuzzScan(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAppendString checks the request encoder's strings against
+// encoding/json: valid JSON that decodes to the text encoding/json would
+// send (invalid UTF-8 becoming U+FFFD).
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "q\"b\\s/", "\x00\x01\x1f\x7f", "<&>", "é漢😀", "\xff\xc3", "\xed\xa0\x80", "\u2028\u2029", "tab\there\r\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		enc := appendString(nil, s)
+		var got string
+		if err := json.Unmarshal(enc, &got); err != nil {
+			t.Fatalf("appendString(%q) = %s: %v", s, enc, err)
+		}
+		std, _ := json.Marshal(s)
+		var want string
+		if err := json.Unmarshal(std, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("appendString(%q) decodes to %q, encoding/json to %q", s, got, want)
+		}
+	})
+}

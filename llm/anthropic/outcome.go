@@ -97,11 +97,11 @@ func (ex *messageExtra) encode() json.RawMessage {
 	}
 	if ex.StopReason != "" {
 		field("stop_reason")
-		out = appendString(out, []byte(ex.StopReason))
+		out = appendString(out, ex.StopReason)
 	}
 	if ex.StopSequence != nil {
 		field("stop_sequence")
-		out = appendString(out, []byte(*ex.StopSequence))
+		out = appendString(out, *ex.StopSequence)
 	}
 	if len(ex.Blocks) > 0 {
 		field("blocks")

@@ -1,10 +1,6 @@
 package anthropic
 
-import (
-	"bytes"
-	"encoding/json"
-	"slices"
-)
+import "encoding/json"
 
 // unmodelled returns the fields of a content block that rein does not
 // model for its kind, as a JSON object, or nil when there are none. They
@@ -37,7 +33,7 @@ func unmodelled(b *blockFields, kind blockKind) json.RawMessage {
 		} else {
 			out = append(out, ',')
 		}
-		out = appendString(out, key)
+		out = appendString(out, string(key))
 		out = append(append(out, ':'), v...)
 		return nil
 	})
@@ -74,7 +70,7 @@ func setFields(obj json.RawMessage, key string, val []byte) json.RawMessage {
 			if err != nil || string(k) == key {
 				return err
 			}
-			out = appendString(out, k)
+			out = appendString(out, string(k))
 			out = append(append(append(out, ':'), v...), ',')
 			return nil
 		})
@@ -82,60 +78,8 @@ func setFields(obj json.RawMessage, key string, val []byte) json.RawMessage {
 			out = out[:1]
 		}
 	}
-	out = appendString(out, []byte(key))
+	out = appendString(out, key)
 	out = append(append(out, ':'), val...)
-	return append(out, '}')
-}
-
-// marshalNoEscape encodes v like json.Marshal but leaves <, > and & as
-// they are, so that raw text passes through byte for byte.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// marshalList joins raw JSON values into an array.
-func marshalList(items []json.RawMessage) []byte {
-	b := []byte{'['}
-	for i, it := range items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, it...)
-	}
-	return append(b, ']')
-}
-
-// mergeFields appends to the encoded object obj the fields of extra whose
-// keys it does not hold yet, in sorted order.
-func mergeFields(obj []byte, extra json.RawMessage, taken func(string) bool) []byte {
-	var m map[string]json.RawMessage
-	if len(extra) == 0 || json.Unmarshal(extra, &m) != nil || len(m) == 0 {
-		return obj
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		if !taken(k) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 || len(obj) < 2 || obj[len(obj)-1] != '}' {
-		return obj
-	}
-	slices.Sort(keys)
-	out := append([]byte(nil), obj[:len(obj)-1]...)
-	for _, k := range keys {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = appendString(out, []byte(k))
-		out = append(append(out, ':'), m[k]...)
-	}
 	return append(out, '}')
 }
 
@@ -151,20 +95,14 @@ func trimSpace(b []byte) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// appendString appends s as a JSON string. Only what JSON requires is
-// escaped, so text passes through unchanged.
-func appendString(out, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	out = append(out, '"')
-	for _, c := range s {
-		switch {
-		case c == '"' || c == '\\':
-			out = append(out, '\\', c)
-		case c < 0x20:
-			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			out = append(out, c)
+// marshalList joins raw JSON values into an array.
+func marshalList(items []json.RawMessage) []byte {
+	b := []byte{'['}
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
 		}
+		b = append(b, it...)
 	}
-	return append(out, '"')
+	return append(b, ']')
 }

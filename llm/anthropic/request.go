@@ -78,9 +78,9 @@ func encode(ctx context.Context, req *llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := marshalNoEscape(p)
+	body, err := p.appendJSON(make([]byte, 0, 4096))
 	if err != nil {
-		return nil, formatError("encoding the request: %v", err)
+		return nil, err
 	}
 	if len(req.Options.Extra) > 0 {
 		if body, err = mergeExtra(body, req.Options.Extra); err != nil {
@@ -234,29 +234,4 @@ func messages(msgs []llm.Message) []message {
 		}
 	}
 	return out
-}
-
-// mergeExtra sets the top-level fields of extra on the encoded payload;
-// a JSON null deletes the field.
-func mergeExtra(body []byte, extra map[string]json.RawMessage) ([]byte, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, formatError("merging options.extra: %v", err)
-	}
-	for k, v := range extra {
-		v = trimSpace(v)
-		switch {
-		case string(v) == "null":
-			delete(m, k)
-		case !json.Valid(v):
-			return nil, formatError("options.extra[%q] is not valid JSON", k)
-		default:
-			m[k] = v
-		}
-	}
-	out, err := marshalNoEscape(m)
-	if err != nil {
-		return nil, formatError("merging options.extra: %v", err)
-	}
-	return out, nil
 }
