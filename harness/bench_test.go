@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/llm"
@@ -50,6 +51,48 @@ func BenchmarkHarnessTurn(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*turnsPerPrompt), "µs/turn")
+	})
+	// overhead runs a bare loop prompt and a harness prompt alternately,
+	// timing each, so that load changes on the machine affect both alike.
+	b.Run("overhead", func(b *testing.B) {
+		p, q := faux.New(), faux.New()
+		tools := registry(b, echoTool())
+		system := []llm.SystemPart{{Text: "system"}}
+		cfg := agent.Config{Settings: agent.Settings{Provider: p, Model: faux.Model(), Tools: tools, System: system}}
+		var conv []llm.Message
+		var h *Harness
+		var loopTime, harnessTime time.Duration
+		for i := 0; i < b.N; i++ {
+			if i%promptsPerHarness == 0 {
+				conv = nil
+				var err error
+				if h, err = New(Options{Provider: q, Model: faux.Model(), Tools: tools, System: system}); err != nil {
+					b.Fatal(err)
+				}
+				h.Subscribe(func(context.Context, Event) error { return nil })
+			}
+			p.Push(benchReplies()...)
+			q.Push(benchReplies()...)
+			t0 := time.Now()
+			conv = append(conv, llm.UserText("go"))
+			for ev, err := range agent.Run(context.Background(), cfg, conv) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ev.Type == agent.EventAgentEnd {
+					conv = append(conv, ev.Messages...)
+				}
+			}
+			t1 := time.Now()
+			if _, err := h.Prompt(context.Background(), "go"); err != nil {
+				b.Fatal(err)
+			}
+			loopTime, harnessTime = loopTime+t1.Sub(t0), harnessTime+time.Since(t1)
+		}
+		turns := float64(b.N * turnsPerPrompt)
+		b.ReportMetric(float64(loopTime.Microseconds())/turns, "loop-µs/turn")
+		b.ReportMetric(float64(harnessTime.Microseconds())/turns, "harness-µs/turn")
+		b.ReportMetric(float64((harnessTime-loopTime).Microseconds())/turns, "overhead-µs/turn")
 	})
 	b.Run("memory", func(b *testing.B) {
 		benchHarness(b, func(b *testing.B) Store { return NewMemoryStore(nil) })
