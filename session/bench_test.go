@@ -32,7 +32,7 @@ func realisticMessage(i int) llm.Message {
 			llm.Text("Let me read the file first."),
 			llm.ToolCall(call, "read", json.RawMessage(fmt.Sprintf(`{"path":"internal/store/file_%d.go","offset":1,"limit":200}`, i))),
 		}, Provider: "anthropic", Model: "claude-sonnet-4-5", API: llm.APIAnthropicMessages, ResponseID: fmt.Sprintf("msg_%012d", i),
-			Usage: &llm.Usage{Input: 1200 + i%1000, Output: 85, CacheRead: 24000, Total: 25285, Cost: llm.Cost{Input: 0.0036, Output: 0.0013, CacheRead: 0.0072, Total: 0.0121}},
+			Usage:      &llm.Usage{Input: 1200 + i%1000, Output: 85, CacheRead: 24000, Total: 25285, Cost: llm.Cost{Input: 0.0036, Output: 0.0013, CacheRead: 0.0072, Total: 0.0121}},
 			StopReason: llm.StopToolUse, Timestamp: ts}
 	case 2:
 		var b strings.Builder

@@ -93,10 +93,10 @@ func slowDecode(line []byte, e *Entry) error {
 		if err == nil {
 			err = eerr
 		}
-		return describe(err)
+		return shortError(err)
 	}
 	if env.Type.Known() {
-		return describe(err)
+		return shortError(err)
 	}
 	*e = Entry{Type: env.Type, ID: env.ID, Parent: env.Parent}
 	if len(env.Timestamp) > 0 {
@@ -123,8 +123,8 @@ func checkEntry(e *Entry) error {
 	return nil
 }
 
-// describe shortens a JSON error for an issue report.
-func describe(err error) error {
+// shortError shortens a JSON error for an issue report.
+func shortError(err error) error {
 	msg := err.Error()
 	msg = strings.TrimPrefix(msg, "json: ")
 	return errors.New(msg)

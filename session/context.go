@@ -163,6 +163,10 @@ func (l *log) context(leaf string) Context {
 		c.Messages = append(c.Messages, m)
 		c.EntryIDs = append(c.EntryIDs, id)
 	}
+	if compaction >= 0 {
+		ce := l.entries.at(path[compaction])
+		add(CompactionMessage(ce), ce.ID)
+	}
 	for k := len(path) - 1; k >= 0; k-- {
 		e := l.entries.at(path[k])
 		switch e.Type {
@@ -173,14 +177,8 @@ func (l *log) context(leaf string) Context {
 		case TypeToolsChange:
 			c.ActiveTools = append(make([]string, 0, len(e.Tools)), e.Tools...)
 		}
-		if compaction >= 0 {
-			if k == compaction {
-				add(CompactionMessage(e), e.ID)
-				continue
-			}
-			if k > compaction && k > kept {
-				continue // summarised
-			}
+		if compaction >= 0 && (k == compaction || k > compaction && k > kept) {
+			continue // the compaction itself, or summarised by it
 		}
 		switch e.Type {
 		case TypeMessage:

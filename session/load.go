@@ -218,14 +218,24 @@ func (ld *loader) tail(b []byte, start int64, path string) error {
 }
 
 func decodeHeader(b []byte, path string) (Header, error) {
-	var h Header
+	var h struct {
+		Header
+		// pi's header has a timestamp instead of created.
+		Timestamp json.RawMessage `json:"timestamp"`
+	}
+	bad := func(detail string) (Header, error) {
+		return h.Header, &FormatError{Path: path, Line: 1, Detail: detail, Err: ErrNotSession}
+	}
 	if err := json.Unmarshal(bytes.TrimRight(b, "\r"), &h); err != nil || h.Type != HeaderType {
-		return h, &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
+		return bad("the first line is not a session header")
 	}
-	if h.Version < 1 {
-		return h, &FormatError{Path: path, Line: 1, Detail: fmt.Sprintf("the header has no valid version (%d)", h.Version), Err: ErrNotSession}
+	if h.Created.IsZero() && h.Timestamp != nil {
+		return bad(fmt.Sprintf("this looks like a pi session file (format version %d), not a rein session; it must be imported", h.Version))
 	}
-	return h, nil
+	if h.Created.IsZero() || h.Version < 1 {
+		return bad(fmt.Sprintf("the session header lacks a valid version (%d) or creation time", h.Version))
+	}
+	return h.Header, nil
 }
 
 // line handles one complete line (without its newline).
@@ -365,7 +375,7 @@ func (l *log) apply(e *Entry, bad func(target string)) {
 // first "id" and "parent" string fields, provided they come before any
 // message payload (where tool calls have ids of their own).
 func salvage(b []byte) (id, parent string) {
-	if i := bytes.Index(b, []byte(`"message"`)); i >= 0 {
+	if i := bytes.Index(b, []byte(`"message":`)); i >= 0 {
 		b = b[:i]
 	}
 	return stringField(b, `"id":"`), stringField(b, `"parent":"`)
