@@ -325,17 +325,14 @@ func (d *chatDecoder) choice() {
 			s.object(func(key []byte) {
 				switch k := string(key); k {
 				case "content", "refusal":
-					if v := s.strBytes(); len(v) > 0 {
-						content += string(v)
-					}
+					content = appendStr(content, s.strBytes())
 				case "reasoning_content", "reasoning":
 					if s.peek() != '"' && s.peek() != 'n' {
 						s.skip() // an object on some servers; not text
 						return
 					}
-					v := s.strBytes()
-					if len(v) > 0 && d.field != "-" && (d.field == "" || d.field == k) {
-						reasoning += string(v)
+					if v := s.strBytes(); d.field != "-" && (d.field == "" || d.field == k) {
+						reasoning = appendStr(reasoning, v)
 					}
 				case "tool_calls":
 					s.array(func(int) { d.readCallDelta() })
@@ -351,8 +348,8 @@ func (d *chatDecoder) choice() {
 		ch.calls = ch.calls[:mark]
 		return
 	}
-	ch.content += content
-	ch.reasoning += reasoning
+	ch.content = joinStr(ch.content, content)
+	ch.reasoning = joinStr(ch.reasoning, reasoning)
 	if finish != "" {
 		ch.finish = finish
 	}
@@ -421,6 +418,29 @@ func (d *chatDecoder) readError() {
 			s.skip()
 		}
 	})
+}
+
+// appendStr returns s followed by b, allocating only for what is new.
+func appendStr(s string, b []byte) string {
+	switch {
+	case len(b) == 0:
+		return s
+	case s == "":
+		return string(b)
+	}
+	return s + string(b)
+}
+
+// joinStr returns a followed by b without a runtime call when either is
+// empty, the usual case.
+func joinStr(a, b string) string {
+	switch {
+	case b == "":
+		return a
+	case a == "":
+		return b
+	}
+	return a + b
 }
 
 // internFinish returns finish_reason values as constants, so that the

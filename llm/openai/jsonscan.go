@@ -13,8 +13,9 @@ import (
 // everything else, so the hot path builds no maps and allocates only the
 // strings it returns.
 //
-// Values the caller reads are checked strictly; values it skips are only
-// checked for balanced brackets and terminated strings. Every method is
+// Values the caller reads are checked, except that raw control characters
+// are accepted inside strings; values it skips are only checked for
+// balanced brackets and terminated strings. Every method is
 // safe on any input: on malformed JSON the scanner records an error, moves
 // to the end of the input and returns zero values from then on.
 type scanner struct {
@@ -173,26 +174,29 @@ func (s *scanner) strBytes() []byte {
 		return nil
 	}
 	start := s.i + 1
-	j := bytes.IndexByte(s.b[start:], '"')
+	// Short strings (member names, most values) are scanned byte by
+	// byte; longer ones with vectorised searches.
+	end := min(len(s.b), start+32)
+	for k := start; k < end; k++ {
+		switch s.b[k] {
+		case '"':
+			s.i = k + 1
+			return s.b[start:k]
+		case '\\':
+			return s.slowString(start)
+		}
+	}
+	j := bytes.IndexByte(s.b[end:], '"')
 	if j < 0 {
 		s.fail("unterminated string")
 		return nil
 	}
-	raw := s.b[start : start+j]
-	if bytes.IndexByte(raw, '\\') < 0 && !hasControl(raw) {
-		s.i = start + j + 1
-		return raw
+	j += end
+	if bytes.IndexByte(s.b[end:j], '\\') < 0 {
+		s.i = j + 1
+		return s.b[start:j]
 	}
 	return s.slowString(start)
-}
-
-func hasControl(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
 }
 
 // slowString unescapes a string that starts at s.b[start].
@@ -206,10 +210,6 @@ func (s *scanner) slowString(start int) []byte {
 			s.i = i + 1
 			s.buf = out
 			return out
-		case c < 0x20:
-			s.i = i
-			s.fail("control character in string")
-			return nil
 		case c != '\\':
 			out = append(out, c)
 			i++

@@ -46,7 +46,8 @@ type respItemState struct {
 
 // respEvent is the part of one event the decoder reads; it is reused.
 type respEvent struct {
-	typ          string
+	kind         eventKind
+	hasType      bool
 	delta        string
 	itemID       []byte // aliases respDecoder.idBuf
 	outputIndex  int
@@ -112,8 +113,8 @@ func (d *respDecoder) event(sev sse.Event) {
 		return
 	}
 	ev := &d.ev
-	if ev.typ == "" {
-		ev.typ = sev.Type
+	if !ev.hasType {
+		ev.kind = eventKindOf(sev.Type)
 	}
 	if ev.hasItem && len(ev.itemID) == 0 {
 		d.idBuf = append(d.idBuf[:0], ev.item.id...)
@@ -132,26 +133,26 @@ func (d *respDecoder) event(sev sse.Event) {
 		d.e.SetResponseID(ev.resp.id)
 		d.e.SetModel(ev.resp.model)
 	}
-	switch ev.typ {
-	case "response.output_item.added":
+	switch ev.kind {
+	case evItemAdded:
 		if ev.hasItem {
 			d.itemAdded()
 		}
-	case "response.output_item.done":
+	case evItemDone:
 		if ev.hasItem {
 			d.itemDone()
 		}
-	case "response.output_text.delta", "response.refusal.delta":
+	case evTextDelta:
 		if it := d.target(kindMessage); it != nil && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.delta)
 		}
-	case "response.output_text.done", "response.refusal.done":
+	case evTextDone:
 		if it := d.target(kindMessage); it != nil && !it.streamed && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.text)
 		}
-	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+	case evReasoningDelta:
 		it := d.target(kindReasoning)
 		if it == nil || !d.open(it) {
 			return
@@ -163,19 +164,19 @@ func (d *respDecoder) event(sev sse.Event) {
 		}
 		it.part, it.streamed = ev.summaryIndex, true
 		d.e.Delta(it.block, ev.delta)
-	case "response.function_call_arguments.delta":
+	case evArgsDelta:
 		if it := d.target(kindCall); it != nil && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.delta)
 		}
-	case "response.function_call_arguments.done":
+	case evArgsDone:
 		if it := d.target(kindCall); it != nil && !it.streamed && d.open(it) {
 			it.streamed = true
 			d.e.Delta(it.block, ev.arguments)
 		}
-	case "response.completed", "response.incomplete", "response.failed":
+	case evEnd:
 		d.complete()
-	case "error":
+	case evError:
 		d.fail(streamError(d.provider, 0, ev.errCode, ev.errMsg, d.secrets...))
 	}
 }
@@ -432,7 +433,7 @@ func (d *respDecoder) parse(data []byte) error {
 	isObject := s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
-			ev.typ = internEvent(s.strBytes())
+			ev.kind, ev.hasType = eventKindOf(s.strBytes()), true
 		case "delta":
 			ev.delta = s.str()
 		case "item_id":
@@ -609,21 +610,43 @@ func (d *respDecoder) readResponse() bool {
 	})
 }
 
-// internEvent returns the event types the decoder acts on as constants.
-func internEvent(b []byte) string {
+// eventKind is an event type the decoder acts on.
+type eventKind uint8
+
+const (
+	evOther eventKind = iota
+	evItemAdded
+	evItemDone
+	evTextDelta
+	evTextDone
+	evReasoningDelta
+	evArgsDelta
+	evArgsDone
+	evEnd
+	evError
+)
+
+// eventKindOf classifies an event type without allocating.
+func eventKindOf[T string | []byte](b T) eventKind {
 	switch string(b) {
-	case "response.output_text.delta":
-		return "response.output_text.delta"
-	case "response.function_call_arguments.delta":
-		return "response.function_call_arguments.delta"
-	case "response.reasoning_summary_text.delta":
-		return "response.reasoning_summary_text.delta"
-	case "response.reasoning_text.delta":
-		return "response.reasoning_text.delta"
 	case "response.output_item.added":
-		return "response.output_item.added"
+		return evItemAdded
 	case "response.output_item.done":
-		return "response.output_item.done"
+		return evItemDone
+	case "response.output_text.delta", "response.refusal.delta":
+		return evTextDelta
+	case "response.output_text.done", "response.refusal.done":
+		return evTextDone
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		return evReasoningDelta
+	case "response.function_call_arguments.delta":
+		return evArgsDelta
+	case "response.function_call_arguments.done":
+		return evArgsDone
+	case "response.completed", "response.incomplete", "response.failed":
+		return evEnd
+	case "error":
+		return evError
 	}
-	return string(b)
+	return evOther
 }
