@@ -11,8 +11,9 @@ import (
 // use.
 type Accumulator struct {
 	msg  Message
-	args [][]byte // streamed tool-call arguments by content index
-	open []bool   // blocks started and not yet ended, by content index
+	args [][]byte           // streamed tool-call arguments by content index
+	open []bool             // blocks started and not yet ended, by content index
+	text []*strings.Builder // streamed text and thinking by content index
 }
 
 // Reset empties the accumulator for a new message, keeping its buffers.
@@ -22,6 +23,7 @@ func (a *Accumulator) Reset() {
 		a.args[i] = a.args[i][:0]
 	}
 	clear(a.open)
+	clear(a.text)
 	a.msg = Message{}
 }
 
@@ -52,7 +54,7 @@ func (a *Accumulator) Add(ev Event) {
 		a.ensure(ev.Index, c)
 	case EventTextDelta, EventThinkingDelta:
 		if b := a.block(ev.Index); b != nil {
-			b.Text += ev.Delta
+			b.Text = a.appendText(ev.Index, b.Text, ev.Delta)
 		}
 	case EventToolCallDelta:
 		if ev.Index >= 0 && ev.Index < len(a.msg.Content) {
@@ -70,6 +72,9 @@ func (a *Accumulator) Add(ev Event) {
 		}
 		if ev.Index >= 0 && ev.Index < len(a.open) {
 			a.open[ev.Index] = false
+		}
+		if ev.Index >= 0 && ev.Index < len(a.text) {
+			a.text[ev.Index] = nil
 		}
 		if ev.Index >= 0 && ev.Index < len(a.args) {
 			a.args[ev.Index] = a.args[ev.Index][:0]
@@ -125,6 +130,26 @@ func (a *Accumulator) ensure(i int, c Content) {
 		}
 		a.open[i] = true
 	}
+}
+
+// appendText returns cur+delta for block i. It appends to a builder kept
+// per block, so that a text streamed in many deltas costs linear rather
+// than quadratic time; strings returned earlier stay valid, as a builder
+// only appends. When the block's text was replaced from outside, the
+// builder starts again from it.
+func (a *Accumulator) appendText(i int, cur, delta string) string {
+	for len(a.text) <= i {
+		a.text = append(a.text, nil)
+	}
+	sb := a.text[i]
+	if sb == nil || sb.Len() != len(cur) || sb.String() != cur {
+		sb = new(strings.Builder)
+		sb.Grow(2 * (len(cur) + len(delta)))
+		sb.WriteString(cur)
+		a.text[i] = sb
+	}
+	sb.WriteString(delta)
+	return sb.String()
 }
 
 func (a *Accumulator) block(i int) *Content {
