@@ -85,6 +85,48 @@ func writeBigSession(tb testing.TB, dir string, n int) (string, int64) {
 	return path, fi.Size()
 }
 
+// BenchmarkAppendSync measures the latency of a durable append (write
+// and fsync) of a realistic message.
+func BenchmarkAppendSync(b *testing.B) {
+	benchAppend(b, SyncEvery)
+}
+
+// BenchmarkAppendBatch measures append throughput when fsync is batched.
+func BenchmarkAppendBatch(b *testing.B) {
+	benchAppend(b, SyncBatch)
+}
+
+func benchAppend(b *testing.B, mode SyncMode) {
+	s, err := Create(Options{Dir: b.TempDir(), Sync: mode})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	msgs := make([]llm.Message, 64)
+	var bytes int
+	for i := range msgs {
+		msgs[i] = realisticMessage(i)
+		line, _ := json.Marshal(msgs[i])
+		bytes += len(line)
+	}
+	b.SetBytes(int64(bytes / len(msgs)))
+	b.ReportAllocs()
+	start := time.Now()
+	n := 0
+	for b.Loop() {
+		if _, err := s.AppendMessage(msgs[n%len(msgs)]); err != nil {
+			b.Fatal(err)
+		}
+		n++
+	}
+	if err := s.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	elapsed := time.Since(start)
+	b.ReportMetric(float64(elapsed.Microseconds())/float64(n), "µs/append")
+	b.ReportMetric(float64(n)/elapsed.Seconds(), "entries/s")
+}
+
 // BenchmarkOpen100k opens a 100,000-entry session of realistic messages
 // and builds its context. Besides ns/op it reports the CPU time per open
 // (the process's user+system time, which stays meaningful on a busy

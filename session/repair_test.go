@@ -36,7 +36,9 @@ func checkWellFormed(t *testing.T, msgs []llm.Message) {
 	}
 }
 
-func call(id string) llm.Content { return llm.ToolCall(id, "bash", json.RawMessage(`{"command":"ls"}`)) }
+func call(id string) llm.Content {
+	return llm.ToolCall(id, "bash", json.RawMessage(`{"command":"ls"}`))
+}
 
 func calls(ids ...string) llm.Message {
 	m := llm.Message{Role: llm.RoleAssistant, StopReason: llm.StopToolUse, API: llm.APIAnthropicMessages}
