@@ -1,7 +1,7 @@
 package anthropic
 
 import (
-	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"unicode/utf16"
@@ -174,31 +174,43 @@ func (s *scanner) literal(lit string) error {
 // returns its unescaped bytes.
 func (s *scanner) str() ([]byte, error) {
 	start := s.pos + 1
-	if start > len(s.data) {
-		s.pos = len(s.data)
-		return nil, s.fail("unterminated string")
-	}
-	rest := s.data[start:]
-	q := bytes.IndexByte(rest, '"')
-	if q < 0 {
-		q = len(rest)
-	}
-	for i, c := range rest[:q] {
-		if c == '\\' {
-			return s.strEscaped(start, start+i)
+	d := s.data
+	i := start
+	// Skip eight plain bytes at a time: a word holding a quote, a
+	// backslash or a control character is left to the byte loop.
+	for i+8 <= len(d) {
+		x := binary.LittleEndian.Uint64(d[i:])
+		if hasLess(x, 0x20)|hasZero(x^(ones*'"'))|hasZero(x^(ones*'\\')) != 0 {
+			break
 		}
-		if c < 0x20 {
-			s.pos = start + i
+		i += 8
+	}
+	for ; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '"':
+			s.pos = i + 1
+			return d[start:i:i], nil
+		case c == '\\':
+			return s.strEscaped(start, i)
+		case c < 0x20:
+			s.pos = i
 			return nil, s.fail("control character in string")
 		}
 	}
-	if q == len(rest) {
-		s.pos = len(s.data)
-		return nil, s.fail("unterminated string")
-	}
-	s.pos = start + q + 1
-	return rest[:q:q], nil
+	s.pos = len(d)
+	return nil, s.fail("unterminated string")
 }
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// hasZero reports (non-zero) whether a byte of x is zero.
+func hasZero(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// hasLess reports (non-zero) whether a byte of x is below n (n <= 128).
+func hasLess(x, n uint64) uint64 { return (x - ones*n) &^ x & highs }
 
 // strEscaped continues a string that holds escapes, from the first
 // backslash at i, writing the unescaped bytes to the scratch buffer.
