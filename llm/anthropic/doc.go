@@ -101,8 +101,8 @@
 // authentication_error and permission_error → auth, billing_error →
 // billing, not_found_error → model_not_found, request_too_large and
 // "prompt is too long" → context_overflow, timeout_error → timeout,
-// invalid_request_error → format); malformed JSON and protocol
-// violations → format; a stream that ends before message_stop →
+// invalid_request_error → format); malformed JSON, protocol violations
+// and a JSON reply where a stream was expected → format; a stream that ends before message_stop →
 // server_error; a stall → timeout; a cancelled context → aborted. The API
 // key is removed from every message.
 package anthropic
