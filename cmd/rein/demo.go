@@ -185,7 +185,7 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 	provider := faux.New(demoScript()...)
 	provider.IDPrefix = "call_"
 	cfg := agent.Config{Settings: agent.Settings{
-		Provider: provider, Model: model, Tools: reg, Middleware: middleware(ws, model),
+		Provider: provider, Model: model, Tools: reg, Middleware: middleware(e, ws, model),
 		System: systemPrompt(ws, reg, time.Now()),
 	}}
 	var end agent.Event
@@ -197,7 +197,7 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 		}
 	}
 	printDemoSummary(e, p, ws.Root, end)
-	return stopError(end, runErr)
+	return demoStop(end, runErr)
 }
 
 func printDemoSummary(e *env, p *printer, root string, end agent.Event) {
@@ -211,8 +211,11 @@ func printDemoSummary(e *env, p *printer, root string, end agent.Event) {
 	fmt.Fprintf(e.stdout, "  turns:      %d\n", end.Turn)
 	fmt.Fprintf(e.stdout, "  tool calls: %d (%s)\n", p.calls, strings.Join(tools, ", "))
 	fmt.Fprintf(e.stdout, "  tokens:     %d in, %d out (estimated by the scripted model)\n", end.Usage.PromptTokens(), end.Usage.Output)
-	if saved, _ := filepath.Glob(filepath.Join(root, ".rein", "output", "*")); len(saved) > 0 {
+	if saved, _ := filepath.Glob(filepath.Join(root, ".rein", "output", "*.*")); len(saved) > 0 {
 		for _, s := range saved {
+			if strings.HasPrefix(filepath.Base(s), ".") {
+				continue
+			}
 			fi, err := os.Stat(s)
 			if err != nil {
 				continue
@@ -222,4 +225,15 @@ func printDemoSummary(e *env, p *printer, root string, end agent.Event) {
 		}
 	}
 	fmt.Fprintf(e.stdout, "  workspace:  %s (kept, so you can look at the files)\n", root)
+}
+
+// demoStop maps how the demo's run ended to an exit status.
+func demoStop(end agent.Event, err error) error {
+	if end.Stop == agent.StopCompleted {
+		return nil
+	}
+	if err == nil {
+		err = fmt.Errorf("stopped (%s): %s", end.Stop, end.Detail)
+	}
+	return &exitError{code: 1, err: err}
 }

@@ -17,7 +17,7 @@ func TestDemo(t *testing.T) {
 	if err != nil || !strings.Contains(string(greet), `echo "Hello, `) {
 		t.Fatalf("greet.sh not fixed: %s %v", greet, err)
 	}
-	saved, _ := filepath.Glob(filepath.Join(dir, ".rein", "output", "*"))
+	saved, _ := filepath.Glob(filepath.Join(dir, ".rein", "output", "*.log"))
 	if len(saved) == 0 {
 		t.Fatal("the long output was not saved under .rein/output")
 	}

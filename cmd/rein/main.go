@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -27,6 +28,28 @@ type env struct {
 	getenv func(string) string
 	// color enables ANSI styling of terminal output.
 	color bool
+
+	mu sync.Mutex
+	// onInterrupt, when set, handles Ctrl-C instead of cancelling the
+	// command; it reports whether it did.
+	onInterrupt func() bool
+}
+
+// setInterrupt installs a Ctrl-C handler; nil restores the default
+// (cancel the command).
+func (e *env) setInterrupt(f func() bool) {
+	e.mu.Lock()
+	e.onInterrupt = f
+	e.mu.Unlock()
+}
+
+// interrupt handles one Ctrl-C and reports whether the command took care
+// of it; otherwise the caller cancels the command.
+func (e *env) interrupt() bool {
+	e.mu.Lock()
+	f := e.onInterrupt
+	e.mu.Unlock()
+	return f != nil && f()
 }
 
 // exitError carries a process exit code out of a command.
@@ -45,10 +68,21 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""}
-	os.Exit(execute(ctx, e, os.Args[1:]))
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 4)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		for s := range sig {
+			if s == os.Interrupt && e.interrupt() {
+				continue
+			}
+			cancel()
+		}
+	}()
+	code := execute(ctx, e, os.Args[1:])
+	cancel()
+	os.Exit(code)
 }
 
 // execute runs the command line and returns the exit code.
@@ -91,7 +125,7 @@ Run a one-shot task:
 		SilenceErrors: true,
 	}
 	root.CompletionOptions.HiddenDefaultCmd = true
-	root.AddCommand(newRunCmd(e), newDemoCmd(e), newModelsCmd(e), newVersionCmd(e))
+	root.AddCommand(newRunCmd(e), newChatCmd(e), newDemoCmd(e), newSessionsCmd(e), newModelsCmd(e), newVersionCmd(e))
 	return root
 }
 

@@ -3,13 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	// The test binary doubles as the rein command for tests that need a
+	// real process (to kill it, say).
+	if os.Getenv("REIN_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
 
 // runCLI runs rein with args and returns the exit code and outputs.
 func runCLI(t *testing.T, stdin string, args ...string) (int, string, string) {

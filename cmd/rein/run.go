@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/spf13/cobra"
 )
@@ -52,6 +53,7 @@ Output formats:
 	}
 	addRunFlags(cmd, o)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text, json or stream-json")
+	cmd.Flags().BoolVar(&o.noSession, "no-session", false, "do not write a session log under .rein/sessions/")
 	return cmd
 }
 
@@ -74,60 +76,68 @@ func readPrompt(e *env, args []string) (string, error) {
 
 // runOnce runs the agent on one prompt and renders it per the output flag.
 func runOnce(ctx context.Context, e *env, o *runOptions, prompt string) error {
+	if err := o.check(); err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	a, err := newAgent(e, o, nil, o.noSession)
+	if err != nil {
+		return &exitError{code: 2, err: err}
+	}
+	defer a.close()
+	return promptOnce(ctx, e, o, a, prompt)
+}
+
+// check validates the flags that need no workspace.
+func (o *runOptions) check() error {
 	switch o.output {
-	case "text", "json", "stream-json":
+	case "", "text", "json", "stream-json":
 	default:
-		return &exitError{code: 2, err: fmt.Errorf("unknown output format %q: use text, json or stream-json", o.output)}
+		return fmt.Errorf("unknown output format %q: use text, json or stream-json", o.output)
 	}
 	if !llm.ThinkingLevel(o.thinking).Valid() {
-		return &exitError{code: 2, err: fmt.Errorf("unknown thinking level %q: use off, minimal, low, medium, high or xhigh", o.thinking)}
+		return fmt.Errorf("unknown thinking level %q: use off, minimal, low, medium, high or xhigh", o.thinking)
 	}
-	ws, err := o.workspace()
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	reg, err := o.toolset(ws)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	model, provider, err := o.resolveModel(e, ws.Root)
-	if err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	maxTurns := o.maxTurns
-	if maxTurns == 0 {
-		maxTurns = -1
-	}
-	cfg := agent.Config{
-		Settings: agent.Settings{
-			Provider: provider, Model: model, Tools: reg, Middleware: middleware(ws, model),
-			System: systemPrompt(ws, reg, time.Now()), Thinking: llm.ThinkingLevel(o.thinking),
-		},
-		MaxTurns: maxTurns,
-	}
+	return nil
+}
+
+// promptOnce runs one prompt on a ready agent and renders it.
+func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, prompt string) error {
 	p := &printer{out: e.stdout, info: e.stderr, color: e.color, preview: 1}
 	enc := json.NewEncoder(e.stdout)
-	var end agent.Event
-	var runErr error
-	for ev, err := range agent.Run(ctx, cfg, []llm.Message{llm.UserText(prompt)}) {
+	var encErr error
+	unsubscribe := a.harness.Subscribe(func(_ context.Context, ev harness.Event) error {
 		switch o.output {
-		case "text":
-			p.event(ev)
+		case "", "text":
+			p.event(ev.Event)
 		case "stream-json":
-			if err := enc.Encode(ev); err != nil {
-				return err
+			if encErr == nil {
+				encErr = enc.Encode(ev)
 			}
 		}
-		if ev.Type == agent.EventAgentEnd {
-			end, runErr = ev, err
-		}
+		return nil
+	})
+	defer unsubscribe()
+	e.setInterrupt(func() bool {
+		a.harness.Abort()
+		return true
+	})
+	defer e.setInterrupt(nil)
+	res, err := a.harness.Prompt(ctx, prompt)
+	if encErr != nil {
+		return encErr
 	}
 	if o.output == "json" {
-		if err := enc.Encode(runResult(end)); err != nil {
+		doc := runResult(res, err)
+		if a.session != nil {
+			doc.Session = a.session.Path()
+		}
+		if err := enc.Encode(doc); err != nil {
 			return err
 		}
+	} else if a.session != nil && (o.output == "" || o.output == "text") {
+		fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.ws.Root, a.session.Path())))
 	}
-	return stopError(end, runErr)
+	return stopError(res, err)
 }
 
 // result is the --output json document.
@@ -138,38 +148,38 @@ type result struct {
 	Text     string           `json:"text"`
 	Turns    int              `json:"turns"`
 	Usage    llm.Usage        `json:"usage"`
+	Session  string           `json:"session,omitempty"`
 	Messages []llm.Message    `json:"messages"`
 }
 
-func runResult(end agent.Event) result {
-	r := result{Stop: end.Stop, Detail: end.Detail, Turns: end.Turn, Usage: end.Usage, Messages: end.Messages}
-	if end.Err != nil {
-		r.Error = end.Err.Error()
-	}
-	for i := len(end.Messages) - 1; i >= 0; i-- {
-		if m := end.Messages[i]; m.Role == llm.RoleAssistant && m.Text() != "" {
-			r.Text = m.Text()
-			break
-		}
+func runResult(res harness.Result, err error) result {
+	r := result{Stop: res.Stop, Detail: res.Detail, Turns: res.Turns, Usage: res.Usage, Messages: res.Messages, Text: res.Text()}
+	if err != nil {
+		r.Error = err.Error()
 	}
 	return r
 }
 
 // stopError maps how a run ended to the command's exit status: 0 for a
 // final answer, 130 for an abort, 1 for anything else.
-func stopError(end agent.Event, err error) error {
-	switch end.Stop {
-	case agent.StopCompleted:
-		return nil
-	case agent.StopAborted:
-		return &exitError{code: 130, err: errors.New("aborted")}
-	case agent.StopError:
-		if err == nil {
-			err = errors.New(end.Detail)
-		}
+func stopError(res harness.Result, err error) error {
+	switch {
+	case err != nil:
 		return &exitError{code: 1, err: err}
-	case "":
+	case res.Stop == agent.StopCompleted:
+		return nil
+	case res.Stop == agent.StopAborted:
+		return &exitError{code: 130, err: errors.New("aborted")}
+	case res.Stop == "":
 		return &exitError{code: 1, err: errors.New("the run ended without a result")}
 	}
-	return &exitError{code: 1, err: fmt.Errorf("stopped (%s): %s", end.Stop, end.Detail)}
+	return &exitError{code: 1, err: fmt.Errorf("stopped (%s): %s", res.Stop, res.Detail)}
+}
+
+// relPath shows path relative to root when it is inside it.
+func relPath(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }

@@ -47,7 +47,7 @@ func TestRunJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
-	if r.Stop != "completed" || r.Text != "The file says hello." || r.Turns != 2 || len(r.Messages) != 3 || !strings.Contains(r.Messages[1].Text(), "hello") {
+	if r.Stop != "completed" || r.Text != "The file says hello." || r.Turns != 2 || len(r.Messages) != 4 || r.Messages[0].Text() != "go" || !strings.Contains(r.Messages[2].Text(), "hello") || !strings.HasSuffix(r.Session, ".jsonl") {
 		t.Fatalf("result = %+v", r)
 	}
 }

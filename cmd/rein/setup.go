@@ -18,14 +18,15 @@ import (
 
 // runOptions are the flags shared by the commands that run the agent.
 type runOptions struct {
-	model    string
-	script   string
-	baseURL  string
-	workdir  string
-	maxTurns int
-	tools    string
-	output   string
-	thinking string
+	model     string
+	script    string
+	baseURL   string
+	workdir   string
+	maxTurns  int
+	tools     string
+	output    string
+	thinking  string
+	noSession bool
 }
 
 // workspace resolves the working directory flag.
@@ -76,13 +77,24 @@ func (o *runOptions) toolset(ws builtin.Workspace) (*tool.Registry, error) {
 	return all.Select(allow, deny)
 }
 
-// middleware is the tool middleware chain rein runs with.
-func middleware(ws builtin.Workspace, model llm.Model) []tool.Middleware {
-	return []tool.Middleware{
-		tool.Timeout(tool.DefaultTimeout),
-		tool.Limit(tool.LimitOptions{ContextWindow: model.ContextWindow, Workdir: ws.Root}),
-	}
+// limitOptions configures the output limit for a workspace; the context
+// window is filled in from each turn's model.
+func limitOptions(ws builtin.Workspace) tool.LimitOptions {
+	return tool.LimitOptions{Workdir: ws.Root}
 }
+
+// middleware is the tool middleware chain of a bare agent.Run (the
+// harness builds its own from the same parts).
+func middleware(e *env, ws builtin.Workspace, model llm.Model) []tool.Middleware {
+	limit := limitOptions(ws)
+	limit.ContextWindow = model.ContextWindow
+	return append(guardMiddleware(e, ws), tool.Timeout(tool.DefaultTimeout), tool.Limit(limit))
+}
+
+// guardMiddleware returns the guards rein runs with by default.
+func guardMiddleware(e *env, ws builtin.Workspace) []tool.Middleware { return nil }
+
+func thinkingLevel(s string) llm.ThinkingLevel { return llm.ThinkingLevel(s) }
 
 // errNoModel explains how to configure a model.
 const errNoModel = `no model is configured.

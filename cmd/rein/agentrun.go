@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/reinhq/rein/harness"
+	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/tool/builtin"
+)
+
+// agentSetup is what a command needs to run the agent in a workspace.
+type agentSetup struct {
+	ws      builtin.Workspace
+	harness *harness.Harness
+	session *session.Session // nil when sessions are off
+}
+
+// close flushes and unlocks the session.
+func (a *agentSetup) close() error {
+	if a.session == nil {
+		return nil
+	}
+	return a.session.Close()
+}
+
+// newAgent builds the harness for a workspace from the run flags. sess
+// is the session to continue; nil creates a new one unless noSession.
+func newAgent(e *env, o *runOptions, sess *session.Session, noSession bool) (*agentSetup, error) {
+	ws, err := o.workspace()
+	if err != nil {
+		return nil, err
+	}
+	reg, err := o.toolset(ws)
+	if err != nil {
+		return nil, err
+	}
+	model, provider, err := o.resolveModel(e, ws.Root)
+	if err != nil {
+		return nil, err
+	}
+	if sess == nil && !noSession {
+		sess, err = session.Create(session.Options{Cwd: ws.Root, Dir: session.DefaultDir(ws.Root)})
+		if err != nil {
+			return nil, fmt.Errorf("creating the session log: %w", err)
+		}
+	}
+	maxTurns := o.maxTurns
+	if maxTurns == 0 {
+		maxTurns = -1
+	}
+	opts := harness.Options{
+		Provider:   provider,
+		Model:      model,
+		System:     systemPrompt(ws, reg, time.Now()),
+		Tools:      reg,
+		Thinking:   thinkingLevel(o.thinking),
+		Middleware: guardMiddleware(e, ws),
+		Limit:      limitOptions(ws),
+		Stop:       harness.StopPolicy{MaxTurns: maxTurns},
+	}
+	if sess != nil {
+		opts.Store = sess
+		opts.StreamOptions.SessionID = sess.ID()
+	}
+	h, err := harness.New(opts)
+	if err != nil {
+		if sess != nil {
+			sess.Close()
+		}
+		return nil, err
+	}
+	return &agentSetup{ws: ws, harness: h, session: sess}, nil
+}

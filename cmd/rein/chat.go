@@ -1,0 +1,181 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/harness"
+	"github.com/spf13/cobra"
+)
+
+func newChatCmd(e *env) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Talk with the agent in a line-based session; type while it works to steer it",
+		Long: `Start an interactive session. Type a message and press Enter to give the agent
+a task. While it works, whatever you type steers it: the message is delivered
+at its next step. Ctrl-C stops the current turn; Ctrl-C when idle, Ctrl-D or
+/exit quits.
+
+Commands:
+  /followup TEXT   queue TEXT for when the agent would otherwise stop
+  /session         show the session log's path
+  /help            this list
+  /exit            quit
+
+The session is written under .rein/sessions/; continue it later with
+rein sessions resume.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			a, err := newAgent(e, o, nil, o.noSession)
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			defer a.close()
+			return chat(cmd.Context(), e, a)
+		},
+	}
+	addRunFlags(cmd, o)
+	cmd.Flags().BoolVar(&o.noSession, "no-session", false, "do not write a session log under .rein/sessions/")
+	return cmd
+}
+
+// chat runs the interactive loop until stdin ends, /exit, or ctx ends.
+func chat(ctx context.Context, e *env, a *agentSetup) error {
+	h := a.harness
+	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 1}
+	unsubscribe := h.Subscribe(func(_ context.Context, ev harness.Event) error {
+		p.event(ev.Event)
+		return nil
+	})
+	defer unsubscribe()
+
+	lines := make(chan string)
+	stop := make(chan struct{})
+	defer close(stop)
+	go readLines(e.stdin, lines, stop)
+
+	type outcome struct {
+		res harness.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	busy := false
+	e.setInterrupt(func() bool {
+		if h.Phase() != harness.PhaseIdle {
+			h.Abort()
+			return true
+		}
+		return false
+	})
+	defer e.setInterrupt(nil)
+
+	model := h.Model()
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, fmt.Sprintf("rein chat — %s/%s in %s", model.Provider, model.ID, a.ws.Root)))
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiDim, "Type a task. While the agent works, type to steer it. Ctrl-C stops a turn; /exit quits; /help for more."))
+	ready := func() { fmt.Fprint(e.stdout, p.style(ansiCyan, "› ")) }
+	ready()
+	wait := func() {
+		if busy {
+			h.Abort()
+			<-done
+			busy = false
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			wait()
+			fmt.Fprintln(e.stdout)
+			return nil
+		case out := <-done:
+			busy = false
+			switch {
+			case out.err != nil:
+				fmt.Fprintln(e.stdout, p.style(ansiRed, "error: "+out.err.Error()))
+			case out.res.Stop != agent.StopCompleted:
+				fmt.Fprintln(e.stdout, p.style(ansiDim, fmt.Sprintf("(stopped: %s %s)", out.res.Stop, out.res.Detail)))
+			}
+			ready()
+		case line, ok := <-lines:
+			if !ok {
+				if busy {
+					out := <-done
+					busy = false
+					if out.err != nil {
+						fmt.Fprintln(e.stdout, p.style(ansiRed, "error: "+out.err.Error()))
+					}
+				}
+				fmt.Fprintln(e.stdout)
+				return nil
+			}
+			line = strings.TrimSpace(line)
+			switch {
+			case line == "":
+				if !busy {
+					ready()
+				}
+				continue
+			case line == "/exit" || line == "/quit":
+				wait()
+				return nil
+			case line == "/help":
+				fmt.Fprintln(e.stdout, "  /followup TEXT  queue TEXT for when the agent would stop · /session  the log's path · /exit  quit")
+				fmt.Fprintln(e.stdout, "  While the agent works, a plain line steers it. Ctrl-C stops the turn.")
+			case line == "/session":
+				if a.session != nil {
+					fmt.Fprintln(e.stdout, "  "+a.session.Path())
+				} else {
+					fmt.Fprintln(e.stdout, "  (no session log)")
+				}
+			case strings.HasPrefix(line, "/followup "):
+				if err := h.FollowUp(strings.TrimSpace(strings.TrimPrefix(line, "/followup "))); err != nil {
+					fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
+				} else {
+					fmt.Fprintln(e.stdout, p.style(ansiDim, "  (queued for when the agent would stop)"))
+				}
+			case strings.HasPrefix(line, "/"):
+				fmt.Fprintln(e.stdout, p.style(ansiRed, "unknown command "+strings.Fields(line)[0]+"; /help lists them"))
+			case busy:
+				if err := h.Steer(line); err != nil {
+					fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
+				} else {
+					fmt.Fprintln(e.stdout, p.style(ansiDim, "  (steering: delivered at the agent's next step)"))
+				}
+				continue
+			default:
+				busy = true
+				go func(text string) {
+					res, err := h.Prompt(ctx, text)
+					done <- outcome{res, err}
+				}(line)
+				continue
+			}
+			if !busy {
+				ready()
+			}
+		}
+	}
+}
+
+// readLines sends the lines of r until it ends or stop is closed.
+func readLines(r io.Reader, lines chan<- string, stop <-chan struct{}) {
+	defer close(lines)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for sc.Scan() {
+		select {
+		case lines <- sc.Text():
+		case <-stop:
+			return
+		}
+	}
+}

@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/session"
+	"github.com/spf13/cobra"
+)
+
+func newSessionsCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show, resume and fork the session logs of a workspace",
+		Long: `Every run and chat writes a session log under .rein/sessions/ in the workspace:
+an append-only JSONL file that survives crashes (see docs/session-format.md).
+A SESSION argument is a file path, a session id or a unique prefix of one, or
+"last" for the most recent.`,
+	}
+	cmd.AddCommand(newSessionsListCmd(e), newSessionsShowCmd(e), newSessionsResumeCmd(e), newSessionsForkCmd(e))
+	return cmd
+}
+
+func workdirFlag(cmd *cobra.Command, dir *string) {
+	cmd.Flags().StringVarP(dir, "workdir", "C", "", "workspace whose sessions to use (default: the current directory)")
+}
+
+func workspaceDir(dir string) (string, error) {
+	if dir == "" {
+		return os.Getwd()
+	}
+	return filepath.Abs(dir)
+}
+
+func newSessionsListCmd(e *env) *cobra.Command {
+	var dir string
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the sessions of the workspace, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := workspaceDir(dir)
+			if err != nil {
+				return err
+			}
+			infos, err := session.List(session.DefaultDir(root))
+			if err != nil {
+				return err
+			}
+			if len(infos) == 0 {
+				fmt.Fprintf(e.stdout, "no sessions in %s\n", session.DefaultDir(root))
+				return nil
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tMODIFIED\tMESSAGES\tFIRST MESSAGE")
+			for _, in := range infos {
+				title := in.FirstMessage
+				if in.Name != "" {
+					title = in.Name
+				}
+				if in.Issues > 0 {
+					title += fmt.Sprintf(" [%d issues]", in.Issues)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", shortID(in.ID), in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, title)
+			}
+			return tw.Flush()
+		},
+	}
+	workdirFlag(cmd, &dir)
+	return cmd
+}
+
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// findSession resolves a SESSION argument to a file path.
+func findSession(workdir, ref string) (string, error) {
+	if ref == "" {
+		return "", errors.New("name a session: a path, an id (or a unique prefix), or last")
+	}
+	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
+		return ref, nil
+	}
+	root, err := workspaceDir(workdir)
+	if err != nil {
+		return "", err
+	}
+	dir := session.DefaultDir(root)
+	infos, err := session.List(dir)
+	if err != nil {
+		return "", err
+	}
+	if len(infos) == 0 {
+		return "", fmt.Errorf("no sessions in %s", dir)
+	}
+	if ref == "last" || ref == "latest" {
+		return infos[0].Path, nil
+	}
+	var matches []session.Info
+	for _, in := range infos {
+		if strings.HasPrefix(in.ID, ref) || strings.HasPrefix(filepath.Base(in.Path), ref) {
+			matches = append(matches, in)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("no session %q in %s; rein sessions list shows them", ref, dir)
+	case 1:
+		return matches[0].Path, nil
+	}
+	ids := make([]string, len(matches))
+	for i, m := range matches {
+		ids[i] = shortID(m.ID)
+	}
+	return "", fmt.Errorf("%q matches %d sessions (%s); give more of the id", ref, len(matches), strings.Join(ids, ", "))
+}
+
+func newSessionsShowCmd(e *env) *cobra.Command {
+	var dir string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show SESSION",
+		Short: "Print the conversation of a session (its current branch)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := findSession(dir, args[0])
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			h, entries, issues, err := session.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				enc := json.NewEncoder(e.stdout)
+				for _, en := range entries {
+					if err := enc.Encode(en); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			p := &printer{out: e.stdout, info: e.stdout, color: e.color}
+			fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, "session "+h.ID))
+			fmt.Fprintf(e.stdout, "%s\n", p.style(ansiDim, fmt.Sprintf("file %s · created %s · workspace %s", path, h.Created.Local().Format("2006-01-02 15:04"), h.Cwd)))
+			for _, is := range issues {
+				fmt.Fprintf(e.stdout, "%s\n", p.style(ansiRed, fmt.Sprintf("line %d: %s", is.Line, is.Kind)))
+			}
+			c := session.BuildContext(entries, session.LastLeaf(entries))
+			for i := range c.Messages {
+				showMessage(e, p, &c.Messages[i])
+			}
+			return nil
+		},
+	}
+	workdirFlag(cmd, &dir)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print every entry as JSON, one a line")
+	return cmd
+}
+
+// showMessage prints one message of a transcript.
+func showMessage(e *env, p *printer, m *llm.Message) {
+	switch m.Role {
+	case llm.RoleUser:
+		fmt.Fprintf(e.stdout, "%s\n", p.style(ansiCyan, "▸ "+m.Text()))
+	case llm.RoleAssistant:
+		for _, c := range m.Content {
+			switch c.Type {
+			case llm.ContentThinking:
+				if c.Text != "" {
+					fmt.Fprintf(e.stdout, "%s\n", p.style(ansiDim, "  thinking: "+truncateLine(c.Text, 200)))
+				}
+			case llm.ContentText:
+				fmt.Fprintf(e.stdout, "%s%s\n", p.style(ansiBold, "● "), c.Text)
+			case llm.ContentToolCall:
+				c := c
+				fmt.Fprintf(e.stdout, "  %s %s\n", p.style(ansiCyan, "→ "+c.Name), summarizeArgs(&c))
+			}
+		}
+		if m.Failed() {
+			fmt.Fprintf(e.stdout, "%s\n", p.style(ansiRed, "  ✗ "+m.ErrorMessage))
+		}
+	case llm.RoleToolResult:
+		mark := p.style(ansiGreen, "✓")
+		if m.IsError {
+			mark = p.style(ansiRed, "✗")
+		}
+		text := strings.TrimSpace(m.Text())
+		lines := strings.Count(text, "\n") + 1
+		first, _, _ := strings.Cut(text, "\n")
+		extra := ""
+		if lines > 1 {
+			extra = fmt.Sprintf(" (%d lines)", lines)
+		}
+		fmt.Fprintf(e.stdout, "    %s %s%s\n", mark, p.style(ansiDim, truncateLine(first, 120)), p.style(ansiDim, extra))
+	}
+}
+
+func newSessionsResumeCmd(e *env) *cobra.Command {
+	o := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "resume SESSION [PROMPT]",
+		Short: "Continue a session: run one more prompt, or chat when none is given",
+		Long: `Continue a session where it stopped. The log is opened and repaired: a tool
+call the process died during gets a result saying it was interrupted, so the
+conversation is well-formed. The session's model is used unless --model says
+otherwise. With a PROMPT, runs it once (like rein run); without, starts a chat.`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.check(); err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			path, err := findSession(o.workdir, args[0])
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			sess, err := session.Open(path, session.Options{})
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			for _, r := range sess.Repairs() {
+				fmt.Fprintf(e.stderr, "rein: repaired: the %s call %s was interrupted; recorded it as failed\n", r.ToolName, r.CallID)
+			}
+			c := sess.Context()
+			if o.model == "" && c.Model != "" {
+				o.model = c.Provider + "/" + c.Model
+				if c.Provider == "faux" {
+					o.model = "faux"
+				}
+			}
+			if o.workdir == "" && sess.Header().Cwd != "" {
+				o.workdir = sess.Header().Cwd
+			}
+			a, err := newAgent(e, o, sess, false)
+			if err != nil {
+				sess.Close()
+				return &exitError{code: 2, err: err}
+			}
+			defer a.close()
+			if len(args) == 2 {
+				return promptOnce(cmd.Context(), e, o, a, args[1])
+			}
+			return chat(cmd.Context(), e, a)
+		},
+	}
+	addRunFlags(cmd, o)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "text", "output format when a PROMPT is given: text, json or stream-json")
+	return cmd
+}
+
+func newSessionsForkCmd(e *env) *cobra.Command {
+	var dir, at string
+	cmd := &cobra.Command{
+		Use:   "fork SESSION",
+		Short: "Copy a session's conversation up to an entry into a new session",
+		Long: `Fork a session: the new session holds the path from the start to the given
+entry (--at; default the current position) and records where it came from.
+Resume the new one to try another direction without touching the original.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path, err := findSession(dir, args[0])
+			if err != nil {
+				return &exitError{code: 2, err: err}
+			}
+			sess, err := session.Open(path, session.Options{})
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			defer sess.Close()
+			if at == "" {
+				at = sess.Leaf()
+			}
+			forked, err := sess.Fork(at, session.Options{})
+			if err != nil {
+				return &exitError{code: 1, err: err}
+			}
+			defer forked.Close()
+			fmt.Fprintf(e.stdout, "forked %s at %s into %s (id %s)\n", shortID(sess.ID()), at, forked.Path(), shortID(forked.ID()))
+			return nil
+		},
+	}
+	workdirFlag(cmd, &dir)
+	cmd.Flags().StringVar(&at, "at", "", "entry id to fork at (default: the session's current position); rein sessions show --json lists ids")
+	return cmd
+}
