@@ -177,12 +177,12 @@ func (s *scanner) strBytes() []byte {
 	// Short strings (member names, most values) are scanned byte by
 	// byte; longer ones with vectorised searches.
 	end := min(len(s.b), start+32)
-	for k := start; k < end; k++ {
-		switch s.b[k] {
-		case '"':
-			s.i = k + 1
-			return s.b[start:k]
-		case '\\':
+	for k, c := range s.b[start:end] {
+		if c == '"' {
+			s.i = start + k + 1
+			return s.b[start : start+k]
+		}
+		if c == '\\' {
 			return s.slowString(start)
 		}
 	}
@@ -403,6 +403,44 @@ func (s *scanner) raw() []byte {
 	return s.b[start:s.i]
 }
 
+// skipString moves past the string at the cursor, which must be '"'.
+// Short strings are scanned byte by byte, longer ones with vectorised
+// searches for the closing quote.
+func (s *scanner) skipString() bool {
+	start := s.i + 1
+	end := min(len(s.b), start+32)
+	for k := start; k < end; k++ {
+		switch s.b[k] {
+		case '"':
+			s.i = k + 1
+			return true
+		case '\\':
+			k++ // the escaped byte
+			if k >= end {
+				end = k // continue with the search below
+			}
+		}
+	}
+	j := end
+	for {
+		k := bytes.IndexByte(s.b[j:], '"')
+		if k < 0 {
+			s.fail("unterminated string")
+			return false
+		}
+		j += k
+		bs := 0
+		for p := j - 1; p >= start && s.b[p] == '\\'; p-- {
+			bs++
+		}
+		j++
+		if bs%2 == 0 {
+			s.i = j
+			return true
+		}
+	}
+}
+
 // skip moves past the value at the cursor. Strings must be terminated and
 // brackets balanced; scalars are checked only for their first byte.
 func (s *scanner) skip() {
@@ -415,24 +453,9 @@ func (s *scanner) skip() {
 			s.fail("unexpected end of input")
 			return
 		case '"':
-			j := s.i + 1
-			for {
-				k := bytes.IndexByte(s.b[j:], '"')
-				if k < 0 {
-					s.fail("unterminated string")
-					return
-				}
-				j += k
-				bs := 0
-				for p := j - 1; p > s.i && s.b[p] == '\\'; p-- {
-					bs++
-				}
-				j++
-				if bs%2 == 0 {
-					break
-				}
+			if !s.skipString() {
+				return
 			}
-			s.i = j
 		case '{', '[':
 			if len(closers) >= maxDepth {
 				s.fail("nesting too deep")
