@@ -88,7 +88,14 @@ func (d *decoder) closeAll() {
 // encode writes the extra data as JSON. Raw blocks and events are
 // embedded as they came: the scanner validated them.
 func (ex *messageExtra) encode() json.RawMessage {
-	out := []byte{'{'}
+	n := 64 + len(ex.StopReason)
+	for _, b := range ex.Blocks {
+		n += len(b.Block) + 32
+	}
+	for _, e := range ex.Events {
+		n += len(e) + 1
+	}
+	out := append(make([]byte, 0, n), '{')
 	field := func(name string) {
 		if len(out) > 1 {
 			out = append(out, ',')
