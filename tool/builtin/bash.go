@@ -1,15 +1,12 @@
 package builtin
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/reinhq/rein/llm"
@@ -37,9 +34,13 @@ type BashOptions struct {
 	// Shell runs the command as `Shell -c command`; empty means bash from
 	// PATH, or /bin/sh when there is none.
 	Shell string
-	// Env is added to the inherited environment (KEY=VALUE; later entries
-	// win). PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 are set
-	// before it so that commands never wait for a pager or a prompt.
+	// BaseEnv is the environment commands start from (KEY=VALUE); nil
+	// inherits the process's own (os.Environ). Pass a filtered copy to keep
+	// credentials such as provider API keys away from commands.
+	BaseEnv []string
+	// Env is added to BaseEnv (KEY=VALUE; later entries win). PAGER=cat,
+	// GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 are set before it so that
+	// commands never wait for a pager or a prompt.
 	Env []string
 	// DefaultTimeout bounds a command that names no timeout (120s).
 	DefaultTimeout time.Duration
@@ -181,10 +182,14 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	}
 	cmd := exec.Command(o.Shell, "-c", in.Command)
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	base := o.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(append([]string(nil), base...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(cmd.Env, o.Env...)
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
@@ -278,8 +283,8 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 		case waitErr == nil:
 			d.ExitCode = 0
 		case errors.As(waitErr, &ee):
-			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-				d.Signal = signalName(ws.Signal())
+			if sig := exitSignal(ee); sig != "" {
+				d.Signal = sig
 			} else {
 				d.ExitCode = ee.ExitCode()
 			}
@@ -312,87 +317,4 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 		IsError: stop != exited || d.ExitCode != 0,
 		Details: d,
 	}, nil
-}
-
-// killGroup stops the process group led by pid: SIGTERM, then SIGKILL
-// once the group is gone or grace has passed. It returns the leader's
-// wait error, which it always collects.
-func killGroup(pid int, waitDone <-chan error, grace time.Duration) error {
-	_ = syscall.Kill(-pid, syscall.SIGTERM)
-	var waitErr error
-	reaped := false
-	deadline := time.NewTimer(grace)
-	defer deadline.Stop()
-	tick := time.NewTicker(25 * time.Millisecond)
-	defer tick.Stop()
-	for gone := false; !gone; {
-		select {
-		case waitErr = <-waitDone:
-			reaped, waitDone = true, nil
-		case <-tick.C:
-			gone = reaped && !groupAlive(pid)
-		case <-deadline.C:
-			gone = true
-		}
-	}
-	// Members that ignored SIGTERM (or a leader that did) end here; a
-	// group that is already gone makes this a no-op.
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	if !reaped {
-		waitErr = <-waitDone
-	}
-	return waitErr
-}
-
-// groupAlive reports whether process group pgid has a member that is
-// not a zombie. Zombies count as gone: they are dead, only not yet reaped
-// by their new parent, which may be slow to do it inside containers.
-func groupAlive(pgid int) bool {
-	if syscall.Kill(-pgid, 0) == syscall.ESRCH {
-		return false
-	}
-	dir, err := os.Open("/proc")
-	if err != nil {
-		return true
-	}
-	defer dir.Close()
-	names, err := dir.Readdirnames(-1)
-	if err != nil {
-		return true
-	}
-	want := strconv.Itoa(pgid)
-	for _, name := range names {
-		if name[0] < '0' || name[0] > '9' {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + name + "/stat")
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid pgrp ...; comm may hold spaces.
-		i := bytes.LastIndexByte(stat, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) >= 3 && f[2] == want && f[0] != "Z" && f[0] != "X" {
-			return true
-		}
-	}
-	return false
-}
-
-var signalNames = map[syscall.Signal]string{
-	syscall.SIGABRT: "SIGABRT", syscall.SIGBUS: "SIGBUS", syscall.SIGFPE: "SIGFPE",
-	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
-	syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE", syscall.SIGQUIT: "SIGQUIT",
-	syscall.SIGSEGV: "SIGSEGV", syscall.SIGTERM: "SIGTERM", syscall.SIGUSR1: "SIGUSR1",
-	syscall.SIGUSR2: "SIGUSR2", syscall.SIGXCPU: "SIGXCPU",
-}
-
-func signalName(s syscall.Signal) string {
-	if n, ok := signalNames[s]; ok {
-		return fmt.Sprintf("%s (%s)", n, s)
-	}
-	return fmt.Sprintf("%d (%s)", int(s), s)
 }

@@ -1,3 +1,7 @@
+//go:build unix
+
+// Tests that need a Unix system: bash, process groups, FIFOs.
+
 package builtin
 
 import (
@@ -69,6 +73,15 @@ func TestBash(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestBashBaseEnv(t *testing.T) {
+	w := newWorkspace(t)
+	t.Setenv("REIN_TEST_SECRET", "leaked")
+	reg := registry(t, Bash(w, BashOptions{BaseEnv: []string{"PATH=" + os.Getenv("PATH")}, Env: []string{"A=1", "A=2"}}))
+	expect(t, call(t, reg, "bash", `{"command":"echo \"[$REIN_TEST_SECRET]\" $A"}`), false, "[] 2\nexit code: 0")
+	reg = registry(t, Bash(w, BashOptions{}))
+	expect(t, call(t, reg, "bash", `{"command":"echo $REIN_TEST_SECRET"}`), false, "leaked\nexit code: 0")
 }
 
 func TestBashToolSettings(t *testing.T) {
@@ -327,4 +340,13 @@ func FuzzCleanOutput(f *testing.F) {
 			t.Fatalf("cleanOutput(%q) = %q keeps a carriage return", in, out)
 		}
 	})
+}
+
+func TestReadFIFO(t *testing.T) {
+	w := newWorkspace(t)
+	if err := syscall.Mkfifo(filepath.Join(w.Root, "pipe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reg := registry(t, Read(w))
+	expect(t, call(t, reg, "read", `{"path":"pipe"}`), true, "pipe is not a regular file")
 }

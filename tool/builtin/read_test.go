@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -171,13 +170,4 @@ func TestReadHugeFile(t *testing.T) {
 	if len(res.Text()) > 3000 {
 		t.Fatalf("a cut line produced %d bytes", len(res.Text()))
 	}
-}
-
-func TestReadFIFO(t *testing.T) {
-	w := newWorkspace(t)
-	if err := syscall.Mkfifo(filepath.Join(w.Root, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	reg := registry(t, Read(w))
-	expect(t, call(t, reg, "read", `{"path":"pipe"}`), true, "pipe is not a regular file")
 }

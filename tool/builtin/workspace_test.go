@@ -20,6 +20,7 @@ func TestResolve(t *testing.T) {
 	mustLink(t, "sub", filepath.Join(root, "in"))        // relative link inside
 	mustLink(t, "../../", filepath.Join(root, "sub/up")) // relative link climbing out
 	mustLink(t, "loop", filepath.Join(root, "loop"))
+	mustLink(t, "sub/target.txt", filepath.Join(root, "dangling-in"))
 
 	tests := []struct {
 		path    string
@@ -35,6 +36,7 @@ func TestResolve(t *testing.T) {
 		{path: filepath.Join(root, "sub/b.txt"), want: "sub/b.txt"},
 		{path: "in/b.txt", want: "sub/b.txt"},
 		{path: "in/missing/x", want: "sub/missing/x"},
+		{path: "dangling-in", want: "sub/target.txt"},
 		{path: "../x", outside: true},
 		{path: "../../etc/passwd", outside: true},
 		{path: "/etc/passwd", outside: true},

@@ -1,0 +1,24 @@
+//go:build !unix
+
+package builtin
+
+import (
+	"os"
+	"os/exec"
+	"time"
+)
+
+// ownGroup does nothing where there are no process groups.
+func ownGroup(cmd *exec.Cmd) {}
+
+// killGroup kills the process; without process groups its children are
+// not reached. It returns the process's wait error.
+func killGroup(pid int, waitDone <-chan error, grace time.Duration) error {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+	}
+	return <-waitDone
+}
+
+// exitSignal names the signal that ended the process; there is none here.
+func exitSignal(ee *exec.ExitError) string { return "" }
