@@ -86,7 +86,10 @@ func (c *Client) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Eve
 			d = &decoder{}
 		}
 		d.reset(provider, secrets)
-		defer c.decoders.Put(d)
+		defer func() {
+			d.reset("", nil) // keep no request, emitter or key while idle
+			c.decoders.Put(d)
+		}()
 		e := llm.NewEmitter(d.wrap(yield), req)
 		d.e = e
 		body, err := buildPayload(ctx, req)
