@@ -1,0 +1,268 @@
+package openai
+
+import (
+	"errors"
+	"strconv"
+)
+
+// respEvent is the part of one event the decoder reads; it is reused.
+type respEvent struct {
+	kind         eventKind
+	hasType      bool
+	delta        string
+	itemID       []byte // aliases respDecoder.idBuf
+	outputIndex  int
+	hasIndex     bool
+	summaryIndex int
+	text         string // output_text.done
+	arguments    string // function_call_arguments.done
+	item         respItem
+	hasItem      bool
+	resp         respResponse
+	hasResp      bool
+	errCode      string
+	errMsg       string
+}
+
+// respItem is an output item as sent in output_item events.
+type respItem struct {
+	typ, id, callID, name, arguments, encrypted string
+	text, summary                               string
+	annotations                                 []byte // raw annotations array when not empty
+	raw                                         []byte
+}
+
+type respResponse struct {
+	id, model, status, incomplete string
+	errCode, errMsg               string
+	usage                         wireUsage
+	hasUsage                      bool
+	output                        []byte
+}
+
+// parse reads one event into d.ev.
+func (d *respDecoder) parse(data []byte) error {
+	ev := &d.ev
+	*ev = respEvent{item: respItem{}, resp: respResponse{}}
+	s := &d.sc
+	s.reset(data)
+	isObject := s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			ev.kind, ev.hasType = eventKindOf(s.strBytes()), true
+		case "delta":
+			ev.delta = s.str()
+		case "item_id":
+			d.idBuf = append(d.idBuf[:0], s.strBytes()...)
+			ev.itemID = d.idBuf
+		case "output_index":
+			if !s.null() {
+				ev.outputIndex, ev.hasIndex = s.num(), true
+			}
+		case "summary_index":
+			ev.summaryIndex = s.num()
+		case "text", "refusal": // output_text.done, refusal.done
+			ev.text = s.str()
+		case "arguments":
+			ev.arguments = s.str()
+		case "item":
+			ev.hasItem = d.readItem()
+		case "response":
+			ev.hasResp = d.readResponse()
+		case "code":
+			ev.errCode = scalarString(s)
+		case "message":
+			ev.errMsg = s.str()
+		case "error":
+			if s.peek() == '"' {
+				ev.errMsg = s.str()
+				return
+			}
+			s.object(func(key []byte) {
+				switch string(key) {
+				case "code":
+					ev.errCode = scalarString(s)
+				case "type":
+					if t := s.str(); ev.errCode == "" {
+						ev.errCode = t
+					}
+				case "message":
+					ev.errMsg = s.str()
+				default:
+					s.skip()
+				}
+			})
+		default:
+			s.skip()
+		}
+	})
+	if err := s.end(); err != nil {
+		return err
+	}
+	if !isObject {
+		return errors.New("event data is not a JSON object")
+	}
+	return nil
+}
+
+// scalarString reads a string or number as a string.
+func scalarString(s *scanner) string {
+	switch s.peek() {
+	case '"', 'n':
+		return s.str()
+	}
+	return strconv.Itoa(s.num())
+}
+
+// readItem reads an output item into d.ev.item.
+func (d *respDecoder) readItem() bool {
+	s, it := &d.sc, &d.ev.item
+	s.peek()
+	start := s.i
+	ok := s.object(func(key []byte) {
+		switch string(key) {
+		case "type":
+			it.typ = s.str()
+		case "id":
+			it.id = s.str()
+		case "call_id":
+			it.callID = s.str()
+		case "name":
+			it.name = s.str()
+		case "arguments":
+			it.arguments = s.str()
+		case "encrypted_content":
+			it.encrypted = s.str()
+		case "summary":
+			s.array(func(int) { it.summary = appendPart(it.summary, d.partText(nil)) })
+		case "content":
+			s.array(func(int) { it.text += d.partText(&it.annotations) })
+		default:
+			s.skip()
+		}
+	})
+	if ok {
+		it.raw = s.b[start:s.i]
+	}
+	return ok
+}
+
+func appendPart(acc, part string) string {
+	if acc == "" || part == "" {
+		return acc + part
+	}
+	return acc + "\n\n" + part
+}
+
+// partText reads a content or summary part and returns its text (or
+// refusal); a non-empty annotations array is kept in *ann.
+func (d *respDecoder) partText(ann *[]byte) string {
+	s := &d.sc
+	var text string
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "text", "refusal":
+			text += s.str()
+		case "annotations":
+			raw := s.raw()
+			if ann != nil && len(raw) > 2 && s.err == nil {
+				var t scanner
+				t.reset(raw)
+				n := 0
+				t.array(func(int) { n++; t.skip() })
+				if n > 0 {
+					*ann = append([]byte(nil), raw...)
+				}
+			}
+		default:
+			s.skip()
+		}
+	})
+	return text
+}
+
+// readResponse reads the response object of response.* events.
+func (d *respDecoder) readResponse() bool {
+	s, r := &d.sc, &d.ev.resp
+	return s.object(func(key []byte) {
+		switch string(key) {
+		case "id":
+			r.id = s.str()
+		case "model":
+			r.model = s.str()
+		case "status":
+			r.status = s.str()
+		case "output":
+			r.output = s.raw()
+		case "incomplete_details":
+			s.object(func(key []byte) {
+				if string(key) == "reason" {
+					r.incomplete = s.str()
+				} else {
+					s.skip()
+				}
+			})
+		case "error":
+			if s.peek() == '"' {
+				r.errMsg = s.str()
+				return
+			}
+			s.object(func(key []byte) {
+				switch string(key) {
+				case "code":
+					r.errCode = scalarString(s)
+				case "message":
+					r.errMsg = s.str()
+				default:
+					s.skip()
+				}
+			})
+		case "usage":
+			r.usage = wireUsage{}
+			r.hasUsage = s.object(func(key []byte) { readUsage(s, key, &r.usage) })
+		default:
+			s.skip()
+		}
+	})
+}
+
+// eventKind is an event type the decoder acts on.
+type eventKind uint8
+
+const (
+	evOther eventKind = iota
+	evItemAdded
+	evItemDone
+	evTextDelta
+	evTextDone
+	evReasoningDelta
+	evArgsDelta
+	evArgsDone
+	evEnd
+	evError
+)
+
+// eventKindOf classifies an event type without allocating.
+func eventKindOf[T string | []byte](b T) eventKind {
+	switch string(b) {
+	case "response.output_item.added":
+		return evItemAdded
+	case "response.output_item.done":
+		return evItemDone
+	case "response.output_text.delta", "response.refusal.delta":
+		return evTextDelta
+	case "response.output_text.done", "response.refusal.done":
+		return evTextDone
+	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+		return evReasoningDelta
+	case "response.function_call_arguments.delta":
+		return evArgsDelta
+	case "response.function_call_arguments.done":
+		return evArgsDone
+	case "response.completed", "response.incomplete", "response.failed":
+		return evEnd
+	case "error":
+		return evError
+	}
+	return evOther
+}
