@@ -337,6 +337,10 @@ func (d *chatDecoder) choice() {
 				case "tool_calls":
 					s.array(func(int) { d.readCallDelta() })
 				default:
+					if d.field != "" && k == d.field && s.peek() == '"' { // a server's own field name
+						reasoning = appendStr(reasoning, s.strBytes())
+						return
+					}
 					s.skip()
 				}
 			})

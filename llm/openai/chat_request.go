@@ -2,6 +2,7 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"github.com/reinhq/rein/llm"
@@ -105,6 +106,11 @@ func buildChat(req *llm.Request, base string, cp Compat) ([]byte, error) {
 	}
 	if !cp.NoStreamOptions {
 		body.StreamOptions = &streamOptions{IncludeUsage: true}
+	}
+	switch cp.MaxTokensField {
+	case "", "max_completion_tokens", "max_tokens":
+	default:
+		return nil, fmt.Errorf("Compat.MaxTokensField is %q; want \"max_completion_tokens\" or \"max_tokens\"", cp.MaxTokensField)
 	}
 	if n := maxTokens(req); n > 0 {
 		if cp.MaxTokensField == "max_tokens" {

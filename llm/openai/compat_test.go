@@ -283,3 +283,20 @@ func TestExtraAndOnPayload(t *testing.T) {
 		t.Errorf("sent %v; error %v", v, res.err)
 	}
 }
+
+func TestCompatValidationAndCustomReasoningField(t *testing.T) {
+	v, r := sentBody(t, llm.APIOpenAIChat, Compat{MaxTokensField: "max_output_tokens"},
+		&llm.Request{Model: llm.Model{ID: "m"}, Messages: []llm.Message{llm.UserText("hi")}})
+	if v != nil || llm.CodeOf(r.err) != llm.CodeFormat || !strings.Contains(r.final.ErrorMessage, "Compat.MaxTokensField") {
+		t.Errorf("sent %v; error %v", v, r.err)
+	}
+
+	body := sseData(`{"choices":[{"delta":{"thoughts":"pondering","reasoning":"not this"}}]}`,
+		`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]")
+	s := newServer(t, replay([]byte(body)))
+	res := drainStream(t, chatProvider(s, Compat{ReasoningField: "thoughts", MaxTokensField: "max_tokens"}), context.Background(), chatReq())
+	want := []llm.Content{llm.Thinking("pondering", ""), llm.Text("ok")}
+	if diff := cmp.Diff(want, res.final.Content); diff != "" {
+		t.Errorf("content (-want +got):\n%s", diff)
+	}
+}

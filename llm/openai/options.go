@@ -63,8 +63,8 @@ type Compat struct {
 	// for servers that predate the rename.
 	MaxTokensField string
 	// ReasoningField names the delta field a Chat Completions server
-	// streams reasoning text in. Empty means auto-detect:
-	// delta.reasoning_content (DeepSeek, vLLM, llama.cpp) or
+	// streams reasoning text in; only that field is read. Empty means
+	// auto-detect: delta.reasoning_content (DeepSeek, vLLM, llama.cpp) or
 	// delta.reasoning (OpenRouter, Ollama, Groq). "-" ignores reasoning.
 	ReasoningField string
 	// ReplayReasoningField, when set, sends the thinking text of earlier
