@@ -157,3 +157,31 @@ func TestEditLargeDiffIsCut(t *testing.T) {
 	}))
 	expect(t, res, false, "(+101 −101 lines)", "-… (89 more lines)", "+… (89 more lines)")
 }
+
+// FuzzEditEngine checks the matching and diff code on arbitrary text:
+// an edit that is accepted does what strings.Replace does, and the diff
+// never panics and counts at least one changed line.
+func FuzzEditEngine(f *testing.F) {
+	f.Add("a\nb\nc\n", "b\n", "B\n")
+	f.Add("x = f(a, b)\n", "a", "A")
+	f.Add("one\r\ntwo\r\n", "one\ntwo", "1\n2")
+	f.Add("aaa", "aa", "b")
+	f.Add("no newline", "line", "")
+	f.Fuzz(func(t *testing.T, content, old, repl string) {
+		idx := newLineIndex(content)
+		m, problem := locate(content, idx, dominantCRLF(content), EditOp{OldText: old, NewText: repl})
+		if problem != "" {
+			return
+		}
+		got := content[:m.start] + m.repl + content[m.end:]
+		if !strings.Contains(content, "\r") && !strings.Contains(old, "\r") && !strings.Contains(repl, "\r") {
+			if want := strings.Replace(content, old, repl, 1); got != want {
+				t.Fatalf("edit gave %q, want %q", got, want)
+			}
+		}
+		diff, added, removed := snippet(content, idx, []match{m})
+		if added+removed == 0 || !strings.HasPrefix(diff, "@@ ") {
+			t.Fatalf("diff %q counts +%d -%d", diff, added, removed)
+		}
+	})
+}
