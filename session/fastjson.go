@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -23,6 +24,10 @@ type scanner struct {
 	// intern shares the memory of short values that repeat across lines
 	// (roles, block types, model names…).
 	intern map[string]string
+	// recent caches interned values by a hash of their bytes.
+	recent [64]string
+	// block is where keep copies strings.
+	block []byte
 	// scratch is reused for unescaping strings.
 	scratch []byte
 }
@@ -67,8 +72,14 @@ func (s *scanner) strSpan() (raw []byte, esc, nonASCII, ok bool) {
 	}
 	start := s.i
 	for s.i < len(s.b) {
-		// Skip eight plain bytes at a time.
-		for s.i+8 <= len(s.b) && !special(binary.LittleEndian.Uint64(s.b[s.i:])) {
+		// Skip plain bytes eight at a time, up to the first byte that
+		// needs a look.
+		for s.i+8 <= len(s.b) {
+			m := special(binary.LittleEndian.Uint64(s.b[s.i:]))
+			if m != 0 {
+				s.i += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			s.i += 8
 		}
 		if s.i >= len(s.b) {
@@ -116,15 +127,16 @@ func (s *scanner) strSpan() (raw []byte, esc, nonASCII, ok bool) {
 	return nil, false, false, false
 }
 
-// special reports whether any of the eight bytes of w may need attention
-// inside a string: a quote, a backslash, a control byte or a non-ASCII
-// byte. It may report true for plain bytes too (then they are looked at
-// one by one), never false for a special one.
-func special(w uint64) bool {
+// special marks, with its high bit, each of the eight bytes of w (little
+// endian) that needs a look inside a string: a quote, a backslash, a
+// control byte or a non-ASCII byte. The lowest marked byte is always a
+// special one; bytes above it may be marked wrongly (a borrow), which is
+// harmless as scanning restarts after the lowest.
+func special(w uint64) uint64 {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	q := w ^ (lo * '"')
 	bs := w ^ (lo * '\\')
-	return ((q-lo)&^q|(bs-lo)&^bs|(w-lo*0x20)&^w|w)&hi != 0
+	return ((q-lo)&^q | (bs-lo)&^bs | (w-lo*0x20)&^w | w) & hi
 }
 
 func hexVal(c byte) int {
@@ -150,13 +162,41 @@ func (s *scanner) str() (string, bool) {
 		if nonASCII && !utf8.Valid(raw) {
 			return "", false
 		}
-		return string(raw), true
+		return s.keep(raw), true
 	}
 	out, ok := s.unescape(raw)
 	if !ok || (nonASCII && !utf8.Valid(out)) {
 		return "", false
 	}
-	return string(out), true
+	return s.keep(out), true
+}
+
+// Strings are copied into shared blocks rather than allocated one by
+// one: a session holds hundreds of thousands of them, and one allocation
+// each costs time and size-class rounding. A block lives as long as any
+// string in it, which suits a log kept whole in memory. Strings are
+// immutable and a block is only ever appended to, so sharing is safe.
+const (
+	minBlock   = 4 << 10
+	maxBlock   = 256 << 10
+	ownBlockAt = 32 << 10 // strings this long get an allocation of their own
+)
+
+// keep returns b as a string that does not alias the scanner's input.
+func (s *scanner) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) >= ownBlockAt {
+		return string(b)
+	}
+	if cap(s.block)-len(s.block) < len(b) {
+		size := min(max(2*cap(s.block), minBlock), maxBlock)
+		s.block = make([]byte, 0, max(size, len(b)))
+	}
+	start := len(s.block)
+	s.block = append(s.block, b...)
+	return unsafe.String(&s.block[start], len(b))
 }
 
 // istr reads a string value that is likely to repeat, sharing its memory.
@@ -166,16 +206,22 @@ func (s *scanner) istr() (string, bool) {
 	if !ok {
 		return "", false
 	}
-	if esc || nonASCII || len(raw) > 64 {
+	if esc || nonASCII || len(raw) > 64 || len(raw) == 0 {
 		s.i = save
 		return s.str()
 	}
+	slot := &s.recent[(len(raw)*31+int(raw[0])+int(raw[len(raw)-1])*7)&(len(s.recent)-1)]
+	if *slot == string(raw) {
+		return *slot, true
+	}
 	if v, hit := s.intern[string(raw)]; hit {
+		*slot = v
 		return v, true
 	}
 	v := string(raw)
 	if s.intern != nil && len(s.intern) < 4096 {
 		s.intern[v] = v
+		*slot = v
 	}
 	return v, true
 }
@@ -406,14 +452,26 @@ func (s *scanner) strings() ([]string, bool) {
 	}
 }
 
-// key reads an object key and the colon after it. Keys with escapes are
-// left to the slow path.
+// key reads an object key and the colon after it. Keys with escapes,
+// control or non-ASCII bytes are left to the slow path.
 func (s *scanner) key() ([]byte, bool) {
-	raw, esc, _, ok := s.strSpan()
-	if !ok || esc || !s.next(':') {
+	if !s.next('"') {
 		return nil, false
 	}
-	return raw, true
+	start := s.i
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		if c == '"' {
+			k := s.b[start:s.i]
+			s.i++
+			return k, s.next(':')
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			return nil, false
+		}
+		s.i++
+	}
+	return nil, false
 }
 
 // object reads an object, calling field for each key; field reads the

@@ -158,7 +158,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte(""))
 	f.Add([]byte("\n\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l, err := readLog(bytes.NewReader(data), "fuzz.jsonl")
+		l, err := readLog(bytes.NewReader(data), "fuzz.jsonl", int64(len(data)))
 		if err != nil {
 			return
 		}

@@ -106,13 +106,18 @@ type loader struct {
 	start        int64 // where the current line starts
 	headerLoaded bool
 	sc           scanner
+	// parentTree remembers, for the entry being decoded, whether the
+	// parent the decoder found is a tree entry (saves a lookup).
+	parentTree bool
 }
 
 // parent returns the ID string of a loaded entry, so that an entry's
 // Parent shares its memory.
 func (ld *loader) parent(id []byte) (string, bool) {
 	if i, ok := ld.l.index[string(id)]; ok {
-		return ld.l.entries.at(i).ID, true
+		e := ld.l.entries.at(i)
+		ld.parentTree = e.IsTree()
+		return e.ID, true
 	}
 	return "", false
 }
@@ -123,8 +128,10 @@ const maxLine = 256 << 20
 
 // readLog reads a whole session file. It fails only if r fails or the
 // file has no valid header; everything else is an issue.
-func readLog(r io.Reader, path string) (*log, error) {
-	l := &log{index: make(map[string]int), labels: make(map[string]string)}
+//
+// size, when known, is the file's size; it sizes the index up front.
+func readLog(r io.Reader, path string, size int64) (*log, error) {
+	l := &log{index: make(map[string]int, min(size/768, 1<<22)), labels: make(map[string]string)}
 	ld := &loader{l: l, sc: scanner{intern: make(map[string]string)}}
 	br := bufio.NewReaderSize(r, 256<<10)
 	var long []byte // the start of a line longer than the buffer
@@ -201,6 +208,7 @@ func (ld *loader) tail(b []byte, start int64, path string) error {
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		e := ld.l.entries.grow()
+		ld.parentTree = false
 		if ld.sc.decode(bytes.TrimRight(b, "\r"), e, ld.parent) == nil {
 			ld.l.noNewline = true
 			ld.l.size = start + int64(len(b))
@@ -258,6 +266,7 @@ func (ld *loader) line(b []byte, start int64, path string) error {
 		return nil // blank lines carry nothing
 	}
 	e := l.entries.grow()
+	ld.parentTree = false
 	if err := ld.sc.decode(b, e, ld.parent); err != nil {
 		l.entries.shrink()
 		ld.corrupt(b, start, err)
@@ -290,7 +299,7 @@ func (ld *loader) add(e *Entry, start int64) {
 		return
 	}
 	if e.IsTree() && e.Parent != "" {
-		if !l.isTree(e.Parent) {
+		if !ld.parentTree && !l.isTree(e.Parent) {
 			orig := e.Parent
 			e.Parent = ld.ancestor(orig)
 			if l.reparented == nil {
@@ -404,7 +413,11 @@ func ReadFile(path string) (Header, []Entry, []LoadIssue, error) {
 		return Header{}, nil, nil, err
 	}
 	defer f.Close()
-	l, err := readLog(f, path)
+	var size int64
+	if fi, err := f.Stat(); err == nil {
+		size = fi.Size()
+	}
+	l, err := readLog(f, path, size)
 	if err != nil {
 		return Header{}, nil, nil, err
 	}

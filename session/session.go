@@ -124,7 +124,11 @@ func open(path string, opts Options, lk *fileLock) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: %w", err)
 	}
-	l, err := readLog(r, path)
+	var size int64
+	if fi, err := r.Stat(); err == nil {
+		size = fi.Size()
+	}
+	l, err := readLog(r, path, size)
 	r.Close()
 	if err != nil {
 		return nil, err
