@@ -30,8 +30,12 @@
 // name, description and input_schema.
 //
 // max_tokens is Request.MaxTokens, else Model.MaxOutput, else
-// DefaultMaxTokens. A thinking level turns on extended thinking, for
-// models marked Reasoning only, with these budget_tokens:
+// DefaultMaxTokens. A thinking level turns on thinking for models marked
+// Reasoning only. Claude 4.6 and later (see Adaptive) get adaptive
+// thinking, {"type":"adaptive"} with output_config.effort low (minimal,
+// low), medium, high or max (xhigh); level off sends no thinking field and
+// leaves the model's default. Older models get extended thinking with
+// these budget_tokens:
 //
 //	minimal 1024   low 2048   medium 8192   high 16384   xhigh 32768
 //

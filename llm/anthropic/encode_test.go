@@ -308,3 +308,55 @@ func TestNoKeyNoHeader(t *testing.T) {
 		t.Error("x-api-key sent without a key")
 	}
 }
+
+func TestAdaptiveThinking(t *testing.T) {
+	for id, want := range map[string]bool{
+		"claude-sonnet-4-20250514":   false,
+		"claude-sonnet-4-5":          false,
+		"claude-opus-4-5-20251101":   false,
+		"claude-3-7-sonnet-20250219": false,
+		"claude-opus-4-6":            true,
+		"claude-sonnet-4-6":          true,
+		"claude-opus-4-7":            true,
+		"claude-sonnet-5":            true,
+		"claude-opus-5-5":            true,
+		"claude-fable-5-2":           true,
+		"claude-haiku-5-5":           true,
+		"my-proxy-model":             false,
+	} {
+		if got := Adaptive(id); got != want {
+			t.Errorf("Adaptive(%q) = %v, want %v", id, got, want)
+		}
+	}
+	model := sonnet
+	model.ID = "claude-sonnet-5-5"
+	for level, effort := range map[llm.ThinkingLevel]string{
+		llm.ThinkingMinimal: "low", llm.ThinkingLow: "low", llm.ThinkingMedium: "medium",
+		llm.ThinkingHigh: "high", llm.ThinkingXHigh: "max",
+	} {
+		temp := 0.5
+		_, body := encodeView(t, &llm.Request{Model: model, Thinking: level, Temperature: &temp})
+		var v struct {
+			MaxTokens    int            `json:"max_tokens"`
+			Thinking     map[string]any `json:"thinking"`
+			OutputConfig map[string]any `json:"output_config"`
+			Temperature  *float64       `json:"temperature"`
+		}
+		if err := json.Unmarshal([]byte(body), &v); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(map[string]any{"type": "adaptive"}, v.Thinking); d != "" {
+			t.Errorf("%s: thinking (-want +got):\n%s", level, d)
+		}
+		if d := cmp.Diff(map[string]any{"effort": effort}, v.OutputConfig); d != "" {
+			t.Errorf("%s: output_config (-want +got):\n%s", level, d)
+		}
+		if v.MaxTokens != model.MaxOutput || v.Temperature != nil {
+			t.Errorf("%s: max_tokens %d temperature %v", level, v.MaxTokens, v.Temperature)
+		}
+	}
+	_, body := encodeView(t, &llm.Request{Model: model, Thinking: llm.ThinkingOff})
+	if strings.Contains(body, `"thinking"`) || strings.Contains(body, "output_config") {
+		t.Errorf("thinking off sent a thinking configuration: %s", body)
+	}
+}

@@ -56,9 +56,16 @@ func (p *payload) appendJSON(out []byte) ([]byte, error) {
 	if p.Thinking != nil {
 		out = append(out, `,"thinking":{"type":`...)
 		out = appendString(out, p.Thinking.Type)
-		out = append(out, `,"budget_tokens":`...)
-		out = strconv.AppendInt(out, int64(p.Thinking.BudgetTokens), 10)
+		if p.Thinking.BudgetTokens > 0 {
+			out = append(out, `,"budget_tokens":`...)
+			out = strconv.AppendInt(out, int64(p.Thinking.BudgetTokens), 10)
+		}
 		out = append(out, '}')
+		if p.Thinking.Effort != "" {
+			out = append(out, `,"output_config":{"effort":`...)
+			out = appendString(out, p.Thinking.Effort)
+			out = append(out, '}')
+		}
 	}
 	if t := p.Temperature; t != nil {
 		if math.IsNaN(*t) || math.IsInf(*t, 0) {

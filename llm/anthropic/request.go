@@ -33,9 +33,13 @@ type tool struct {
 	InputSchema json.RawMessage `json:"input_schema"`
 }
 
+// thinking is the thinking configuration: "enabled" with a token budget
+// for older models, or "adaptive" with an effort (sent as
+// output_config.effort) for models that decide their own budget.
 type thinking struct {
 	Type         string `json:"type"`
-	BudgetTokens int    `json:"budget_tokens"`
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+	Effort       string `json:"-"`
 }
 
 type metadata struct {
@@ -145,6 +149,9 @@ func limits(req *llm.Request) (int, *thinking) {
 	if budget == 0 || !req.Model.Reasoning {
 		return maxTok, nil
 	}
+	if Adaptive(req.Model.ID) {
+		return maxTok, &thinking{Type: "adaptive", Effort: Effort(req.Thinking)}
+	}
 	if base := maxTok; budget+minAnswer > base {
 		maxTok = base + budget
 		if limit := req.Model.MaxOutput; limit > 0 && maxTok > limit {
@@ -156,6 +163,71 @@ func limits(req *llm.Request) (int, *thinking) {
 		return maxTok, nil
 	}
 	return maxTok, &thinking{Type: "enabled", BudgetTokens: budget}
+}
+
+// Adaptive reports whether a Claude model takes adaptive thinking
+// (thinking.type "adaptive" with an effort) rather than a fixed token
+// budget: Claude 4.6 and later. The newest models accept nothing else; the
+// fixed budget is deprecated on 4.6. Ids that are not Claude model ids
+// (a proxy's own names, say) are treated as older models.
+func Adaptive(id string) bool {
+	rest, ok := strings.CutPrefix(id, "claude-")
+	if !ok {
+		return false
+	}
+	// claude-<family>-<major>[-<minor>][-<date>], e.g. claude-opus-4-6,
+	// claude-sonnet-5, claude-fable-5-2, claude-sonnet-4-5-20250929; older
+	// ids put the version first: claude-3-7-sonnet-20250219.
+	parts := strings.Split(rest, "-")
+	if len(parts) < 2 {
+		return false
+	}
+	at := 1
+	if _, numeric := smallNumber(parts[0]); numeric {
+		at = 0
+	}
+	major, ok := smallNumber(parts[at])
+	if !ok {
+		return false
+	}
+	minor := 0
+	if len(parts) > at+1 {
+		if n, ok := smallNumber(parts[at+1]); ok {
+			minor = n
+		}
+	}
+	return major > 4 || major == 4 && minor >= 6
+}
+
+// smallNumber parses a one- or two-digit version number; dates (eight
+// digits) are not version numbers.
+func smallNumber(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 2 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// Effort returns the output effort for a thinking level on models with
+// adaptive thinking: minimal and low are "low", medium "medium", high
+// "high", xhigh "max".
+func Effort(l llm.ThinkingLevel) string {
+	switch l {
+	case llm.ThinkingMinimal, llm.ThinkingLow:
+		return "low"
+	case llm.ThinkingMedium:
+		return "medium"
+	case llm.ThinkingXHigh:
+		return "max"
+	}
+	return "high"
 }
 
 // systemBlocks returns the system prompt as at most two text blocks: the
