@@ -272,7 +272,7 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 		} else {
 			g.errKey, g.errN = key, 1
 		}
-		g.errText = firstLine(text)
+		g.errText = errorLine(text)
 	case ran || d.Action == Cached:
 		g.errN = 0
 	}
@@ -349,13 +349,39 @@ func (g *Guard) stat(path string) (stamp, bool) {
 	return stamp{size: fi.Size(), mtime: fi.ModTime().UnixNano()}, true
 }
 
-// firstLine returns the first non-empty line of s, shortened.
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
+// errorLine picks the line of an error output that best names the error:
+// the first line that mentions a failure, else the last line, skipping
+// rules made of = or - signs.
+func errorLine(s string) string {
+	last := ""
+	for line := range strings.Lines(s) {
+		line = strings.TrimSpace(line)
+		if line == "" || decorative(line) {
+			continue
+		}
+		l := strings.ToLower(line)
+		for _, w := range failureWords {
+			if strings.Contains(l, w) {
+				return shorten(line, 160)
+			}
+		}
+		last = line
 	}
-	return shorten(s, 160)
+	return shorten(last, 160)
+}
+
+var failureWords = [...]string{"fail", "error", "exception", "panic", "not found", "no such", "denied", "cannot", "can't", "undefined", "invalid", "refused", "timed out", "traceback"}
+
+// decorative reports whether a line is mostly rule characters.
+func decorative(line string) bool {
+	n := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '=', '-', '_', '*', '#', '~', ' ':
+			n++
+		}
+	}
+	return n*10 >= len(line)*4
 }
 
 // availableTools extracts the list from rein's unknown-tool error.

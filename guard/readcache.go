@@ -88,9 +88,9 @@ func (g *Guard) decideReadCache(c *Call, hit cacheHit) (Decision, bool) {
 	if age := c.Turn - hit.cv.turn; age < 0 || age > g.s.readTurns {
 		return Decision{}, false
 	}
-	marker := "[guard read_cache] Unchanged since you read it in turn " + strconv.Itoa(hit.cv.turn) + "; this is the cached copy.\n"
+	marker := "[guard read_cache] Unchanged since you read it in turn " + strconv.Itoa(hit.cv.turn) + "; this is the cached copy."
 	content := make([]llm.Content, 0, len(hit.cv.content)+1)
-	content = append(content, llm.Text(marker))
+	content = append(content, llm.Text(marker+"\n"))
 	content = append(content, hit.cv.content...)
 	return Decision{Action: Cached, Rule: RuleReadCache, Message: marker, Content: content}, true
 }

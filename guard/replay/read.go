@@ -1,0 +1,401 @@
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reinhq/rein/guard/internal/jsonx"
+)
+
+// Format names a recording format.
+type Format string
+
+// The formats Read recognises.
+const (
+	// FormatRein is rein's own session log (JSONL; a "session" header,
+	// then "message" entries holding llm.Message values).
+	FormatRein Format = "rein"
+	// FormatPi is a pi coding-agent session file (JSONL, version 3).
+	FormatPi Format = "pi"
+	// FormatPiEvents is the event stream of `pi --mode json`.
+	FormatPiEvents Format = "pi-events"
+	// FormatClaudeCode is a Claude Code session file (~/.claude/projects).
+	FormatClaudeCode Format = "claude-code"
+	// FormatClaudeStream is the output of `claude -p --output-format
+	// stream-json`.
+	FormatClaudeStream Format = "claude-stream-json"
+	// FormatSWEAgent is a SWE-agent trajectory (.traj, one JSON object).
+	FormatSWEAgent Format = "swe-agent"
+	// FormatNeutral is one call per line: {"turn", "tool", "args",
+	// "result", "is_error"}.
+	FormatNeutral Format = "neutral"
+)
+
+// Call is one recorded tool call, with tool names and arguments mapped
+// onto rein's tools (read, write, edit, bash, grep, find, ls) where the
+// recording's harness has an equivalent.
+type Call struct {
+	// Line is the 1-based line of the input the call was read from (0 for
+	// formats without lines).
+	Line int
+	// Turn is the 1-based turn: one per assistant message.
+	Turn int
+	// ID is the recording's id for the call, if any.
+	ID   string
+	Tool string
+	Args json.RawMessage
+	// Result is the text the call returned; empty when the recording has
+	// no result for it.
+	Result  string
+	IsError bool
+	// Unknown marks a call to a tool that did not exist.
+	Unknown bool
+}
+
+// Session is a decoded recording.
+type Session struct {
+	Format Format
+	Calls  []Call
+	// Tools lists the tools the recording says were available (mapped to
+	// rein's names), or nil when it does not say.
+	Tools []string
+	// Problems are the malformed lines that were skipped.
+	Problems []*LineError
+}
+
+// LineError is a malformed line of a recording. Reading goes on after it.
+type LineError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string {
+	if e.File == "" {
+		return fmt.Sprintf("line %d: %v", e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+}
+
+func (e *LineError) Unwrap() error { return e.Err }
+
+// ErrUnrecognised is returned (wrapped) when a recording is in none of the
+// known formats.
+var ErrUnrecognised = errors.New("not a recognised recording (rein or pi session, pi events, Claude Code session or stream-json, SWE-agent .traj, or neutral JSONL)")
+
+// maxLine bounds one line of a JSONL recording.
+const maxLine = 64 << 20
+
+// Read decodes a recording, detecting its format from the content. name
+// labels line errors. Malformed lines are skipped and listed in
+// Session.Problems; an error is returned only when nothing can be read.
+func Read(r io.Reader, name string) (*Session, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head, _ := br.Peek(4096)
+	first := firstLine(head)
+	if len(bytes.TrimSpace(head)) == 0 {
+		return nil, fmt.Errorf("%s: empty input", name)
+	}
+	// A .traj file is one (usually pretty-printed) JSON object.
+	if !json.Valid(first) || bytes.Contains(first, []byte(`"trajectory"`)) {
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if s, err := readSWEAgent(data); err == nil {
+			return s, nil
+		} else if !errors.Is(err, ErrUnrecognised) {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		br = bufio.NewReader(bytes.NewReader(data))
+	}
+	return readLines(br, name)
+}
+
+func firstLine(b []byte) []byte {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return bytes.TrimSpace(b)
+}
+
+// probe holds the top-level fields of every JSONL shape Read knows, as
+// raw JSON sliced from the line (valid until the next line is read); one
+// scan of a line tells which shape it has.
+type probe struct {
+	Type    string
+	Message []byte
+	// session headers: rein's has "created", pi's "timestamp"
+	Version []byte
+	Created []byte
+	// Claude Code
+	Subtype     string
+	Tools       []byte
+	IsSidechain bool
+	SessionID   bool
+	// neutral
+	Tool    []byte
+	Turn    []byte
+	Args    []byte
+	Result  []byte
+	IsError bool
+	Unknown bool
+}
+
+// scan fills p from one line; it reports false when the line is not a
+// valid JSON object.
+func (p *probe) scan(line []byte) bool {
+	return jsonx.Members(line, func(k, v []byte) bool {
+		switch string(k) {
+		case "type":
+			p.Type, _ = jsonx.StringValid(v)
+		case "message":
+			p.Message = v
+		case "version":
+			p.Version = v
+		case "created":
+			p.Created = v
+		case "subtype":
+			p.Subtype, _ = jsonx.StringValid(v)
+		case "tools":
+			p.Tools = v
+		case "isSidechain":
+			p.IsSidechain = jsonx.Bool(v)
+		case "session_id":
+			p.SessionID = true
+		case "tool":
+			p.Tool = v
+		case "turn":
+			p.Turn = v
+		case "args":
+			p.Args = v
+		case "result":
+			p.Result = v
+		case "is_error":
+			p.IsError = jsonx.Bool(v)
+		case "unknown":
+			p.Unknown = jsonx.Bool(v)
+		}
+		return true
+	})
+}
+
+// tools decodes the "tools" list of a line, if it is a list of names.
+func (p *probe) tools() []string {
+	var names []string
+	if len(p.Tools) == 0 || json.Unmarshal(p.Tools, &names) != nil {
+		return nil
+	}
+	return names
+}
+
+// decoder turns the lines of one recording into calls.
+type decoder interface {
+	// line handles one decoded line; a returned error marks it malformed.
+	line(n int, p *probe) error
+	// finish returns the calls in order.
+	finish() *Session
+}
+
+func readLines(br *bufio.Reader, name string) (*Session, error) {
+	var dec decoder
+	var format Format
+	var header *probe
+	var problems []*LineError
+	n := 0
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 || !errors.Is(err, io.EOF) {
+			n++
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, errLineTooLong) {
+				problems = append(problems, &LineError{File: name, Line: n, Err: err})
+				continue
+			}
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			var p probe
+			if t[0] != '{' {
+				problems = append(problems, &LineError{File: name, Line: n, Err: errors.New("not a JSON object")})
+			} else if !p.scan(t) {
+				jerr := json.Unmarshal(t, new(json.RawMessage))
+				if jerr == nil {
+					jerr = errors.New("nested too deeply")
+				}
+				problems = append(problems, &LineError{File: name, Line: n, Err: fmt.Errorf("not valid JSON: %v", jerr)})
+			} else {
+				if dec == nil && p.Type == "session" && header == nil {
+					// A session header starts rein's log, pi's session
+					// file and pi's event stream alike: the next line tells.
+					header = &probe{Version: bytes.Clone(p.Version), Created: bytes.Clone(p.Created)}
+					continue
+				}
+				if dec == nil {
+					format = detect(&p)
+					if header != nil && (format == FormatRein || format == FormatPi) && refine("", &p) == "" {
+						format = headerFormat(header)
+					}
+					dec = newDecoder(format)
+				} else if format == FormatRein || format == FormatPi {
+					format = refine(format, &p)
+				}
+				if dec != nil {
+					if lerr := dec.line(n, &p); lerr != nil {
+						problems = append(problems, &LineError{File: name, Line: n, Err: lerr})
+					}
+				} else if len(problems) < 1000 {
+					problems = append(problems, &LineError{File: name, Line: n, Err: errors.New("line of an unknown kind before any recognisable line")})
+				}
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if dec == nil && header != nil {
+		format = headerFormat(header)
+		dec = newDecoder(format)
+	}
+	if dec == nil {
+		return nil, fmt.Errorf("%s: %w", name, ErrUnrecognised)
+	}
+	s := dec.finish()
+	s.Format = format
+	s.Problems = problems
+	return s, nil
+}
+
+var errLineTooLong = fmt.Errorf("line longer than %d MiB skipped", maxLine>>20)
+
+// readLine returns the next line without its newline; a line longer than
+// maxLine is consumed and reported as errLineTooLong.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(buf)+len(chunk) > maxLine {
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = br.ReadSlice('\n')
+			}
+			return nil, errLineTooLong
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			buf = append(buf, chunk...)
+			continue
+		}
+		if buf != nil {
+			chunk = append(buf, chunk...)
+		}
+		return bytes.TrimRight(chunk, "\r\n"), err
+	}
+}
+
+// detect names the format of a recording from its first decodable line.
+func detect(p *probe) Format {
+	switch p.Type {
+	case "message", "model_change", "thinking_level_change", "thinking_change", "tools_change", "leaf",
+		"compaction", "branch_summary", "custom", "label", "session_info", "custom_message":
+		return refine(FormatRein, p)
+	case "agent_start", "turn_start", "message_start", "message_update", "message_end", "tool_execution_start",
+		"tool_execution_update", "tool_execution_end", "turn_end", "agent_end":
+		return FormatPiEvents
+	case "user", "assistant", "system", "result", "summary", "file-history-snapshot", "queue-operation", "permission-mode":
+		if p.SessionID || p.Subtype == "init" || p.Type == "result" {
+			return FormatClaudeStream
+		}
+		return FormatClaudeCode
+	case "":
+		if len(p.Tool) > 0 {
+			return FormatNeutral
+		}
+	}
+	return ""
+}
+
+// headerFormat tells rein's session header (with "created") from pi's.
+func headerFormat(h *probe) Format {
+	if len(h.Created) == 0 && len(h.Version) > 0 {
+		return FormatPi
+	}
+	return FormatRein
+}
+
+// refine tells rein's log from pi's by the spelling of message fields.
+func refine(f Format, p *probe) Format {
+	if p.Type != "message" || len(p.Message) == 0 {
+		return f
+	}
+	if bytes.Contains(p.Message, []byte(`"toolResult"`)) || bytes.Contains(p.Message, []byte(`"toolCall"`)) {
+		return FormatPi
+	}
+	if bytes.Contains(p.Message, []byte(`"tool_result"`)) || bytes.Contains(p.Message, []byte(`"tool_call"`)) {
+		return FormatRein
+	}
+	return f
+}
+
+func newDecoder(f Format) decoder {
+	switch f {
+	case FormatRein, FormatPi, FormatPiEvents:
+		return &messageDecoder{events: f == FormatPiEvents}
+	case FormatClaudeCode, FormatClaudeStream:
+		return newClaudeDecoder()
+	case FormatNeutral:
+		return &neutralDecoder{}
+	}
+	return nil
+}
+
+// unknownToolError reports whether an error result says the tool does not
+// exist, in the words of rein, pi or Claude Code.
+func unknownToolError(text string) bool {
+	l := strings.ToLower(text)
+	if len(l) > 300 {
+		l = l[:300]
+	}
+	return strings.Contains(l, "unknown tool") || strings.Contains(l, "no such tool") ||
+		strings.Contains(l, "tool not found") || strings.HasPrefix(l, "tool ") && strings.Contains(l, " not found")
+}
+
+// pairing collects the calls of a recording and attaches results by id.
+type pairing struct {
+	calls []Call
+	byID  map[string]int
+}
+
+func (p *pairing) add(c Call) {
+	if p.byID == nil {
+		p.byID = map[string]int{}
+	}
+	if c.ID != "" {
+		p.byID[c.ID] = len(p.calls)
+	}
+	if len(c.Args) == 0 {
+		c.Args = json.RawMessage("{}")
+	} else {
+		c.Args = bytes.Clone(c.Args)
+	}
+	p.calls = append(p.calls, c)
+}
+
+// result attaches a result to the call with id, reporting whether there
+// was one.
+func (p *pairing) result(id, text string, isError bool) bool {
+	i, ok := p.byID[id]
+	if !ok {
+		return false
+	}
+	c := &p.calls[i]
+	c.Result, c.IsError = text, isError
+	c.Unknown = isError && unknownToolError(text)
+	delete(p.byID, id)
+	return true
+}

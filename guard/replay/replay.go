@@ -1,0 +1,184 @@
+// Package replay runs guard's rules over recorded sessions, offline: to
+// tune a configuration and to see what the rules would have saved. It
+// reads rein's own session logs, pi session files and `--mode json` event
+// streams, Claude Code session files and stream-json logs, SWE-agent
+// trajectories and a neutral JSONL of calls, detecting the format from
+// the content.
+//
+// Every call is decided as the rule chain would have decided it at that
+// point of the session, then recorded with its recorded result: the
+// session goes on as it really did, so later decisions see the history
+// that really happened. Because there are no files to look at, the read
+// cache judges freshness by comparing the recorded result of a re-read
+// with the cached copy.
+package replay
+
+import (
+	"github.com/reinhq/rein/guard"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/tool"
+)
+
+// Options configures a replay.
+type Options struct {
+	// Config holds the rule settings; nil means guard.DefaultConfig.
+	Config *guard.Config
+	// Tools lists the tools the model had; nil uses what the recording
+	// says, or rein's coding toolset.
+	Tools []string
+}
+
+// Skipped is the decision reported for the calls after a stop: the run
+// would have ended before them.
+const Skipped = "skipped"
+
+// Entry is the verdict on one recorded call.
+type Entry struct {
+	// I is the index of the call in its session, from 0.
+	I    int    `json:"i"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Turn int    `json:"turn"`
+	Tool string `json:"tool"`
+	// Decision is allow, warn, cached, block, stop or skipped.
+	Decision string `json:"decision"`
+	Rule     string `json:"rule,omitempty"`
+	Message  string `json:"message,omitempty"`
+	// TokensSaved estimates the tokens the decision kept out of the
+	// conversation.
+	TokensSaved int `json:"tokens_saved,omitempty"`
+}
+
+// Summary totals a replay.
+type Summary struct {
+	Files int `json:"files"`
+	Calls int `json:"calls"`
+	// Decisions counts calls by decision.
+	Decisions map[string]int `json:"decisions"`
+	// Rules counts the decisions each rule made, by decision.
+	Rules map[string]map[string]int `json:"rules,omitempty"`
+	// TokensSaved estimates the tokens of results that would not have
+	// been sent: those of blocked calls, and after a stop everything that
+	// followed in the session (arguments and results).
+	TokensSaved int `json:"tokens_saved"`
+	// TokensAdded estimates the tokens the guard's own messages add:
+	// warnings, block messages and cache markers.
+	TokensAdded int `json:"tokens_added"`
+	// TokensCached estimates the tokens of reads answered from the cache.
+	// These are still sent to the model (the cached copy is returned);
+	// what is saved is the disk read.
+	TokensCached int `json:"tokens_cached"`
+	// Malformed counts the input lines that were skipped.
+	Malformed int `json:"malformed_lines"`
+	// Formats counts the files by format.
+	Formats map[string]int `json:"formats,omitempty"`
+}
+
+// Add adds o to s.
+func (s *Summary) Add(o Summary) {
+	s.init()
+	s.Files += o.Files
+	s.Calls += o.Calls
+	for k, v := range o.Decisions {
+		s.Decisions[k] += v
+	}
+	for r, m := range o.Rules {
+		if s.Rules[r] == nil {
+			s.Rules[r] = map[string]int{}
+		}
+		for k, v := range m {
+			s.Rules[r][k] += v
+		}
+	}
+	for k, v := range o.Formats {
+		s.Formats[k] += v
+	}
+	s.TokensSaved += o.TokensSaved
+	s.TokensAdded += o.TokensAdded
+	s.TokensCached += o.TokensCached
+	s.Malformed += o.Malformed
+}
+
+func (s *Summary) init() {
+	if s.Decisions == nil {
+		s.Decisions = map[string]int{}
+	}
+	if s.Rules == nil {
+		s.Rules = map[string]map[string]int{}
+	}
+	if s.Formats == nil {
+		s.Formats = map[string]int{}
+	}
+}
+
+func (s *Summary) count(decision, rule string) {
+	s.Decisions[decision]++
+	if rule == "" {
+		return
+	}
+	if s.Rules[rule] == nil {
+		s.Rules[rule] = map[string]int{}
+	}
+	s.Rules[rule][decision]++
+}
+
+// Tokens estimates the tokens of a text of n bytes: n/4, rounded up.
+func Tokens(n int) int { return (n + 3) / 4 }
+
+// Run replays a session through a fresh guard and calls emit, when not
+// nil, with the verdict on each call in order. file labels the entries.
+func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
+	tools := opts.Tools
+	if tools == nil {
+		tools = s.Tools
+	}
+	g := guard.New(guard.Options{Config: opts.Config, Offline: true, Tools: tools})
+	sum := Summary{Files: 1, Calls: len(s.Calls), Malformed: len(s.Problems)}
+	sum.init()
+	sum.Formats[string(s.Format)]++
+	stopped := false
+	var res tool.Result
+	content := make([]llm.Content, 1)
+	for i := range s.Calls {
+		c := &s.Calls[i]
+		e := Entry{I: i, File: file, Line: c.Line, Turn: c.Turn, Tool: c.Tool}
+		if stopped {
+			e.Decision = Skipped
+			e.TokensSaved = Tokens(len(c.Args) + len(c.Result))
+			sum.TokensSaved += e.TokensSaved
+			sum.count(Skipped, "")
+			if emit != nil {
+				emit(e)
+			}
+			continue
+		}
+		content[0] = llm.Text(c.Result)
+		res = tool.Result{Content: content, IsError: c.IsError}
+		gc := guard.Call{Tool: c.Tool, Args: c.Args, Turn: c.Turn, Unknown: c.Unknown, Recorded: &res}
+		d := g.Decide(gc)
+		e.Decision, e.Rule, e.Message = d.Action.String(), d.Rule, d.Message
+		switch d.Action {
+		case guard.Warn:
+			sum.TokensAdded += Tokens(len(d.Message))
+		case guard.Cached:
+			sum.TokensCached += Tokens(len(c.Result))
+			sum.TokensAdded += Tokens(len(d.Message))
+		case guard.Block, guard.Stop:
+			e.TokensSaved = Tokens(len(c.Result))
+			sum.TokensSaved += e.TokensSaved
+			sum.TokensAdded += Tokens(len(d.Message))
+			stopped = d.Action == guard.Stop
+		}
+		sum.count(e.Decision, d.Rule)
+		// The recorded call did run: the session goes on as it happened.
+		rd := d
+		if rd.Action != guard.Cached {
+			rd.Action = guard.Allow
+		}
+		g.Record(gc, rd, res)
+		if emit != nil {
+			emit(e)
+		}
+	}
+	return sum
+}

@@ -1,0 +1,169 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/reinhq/rein/guard"
+)
+
+// verdicts returns the decisions that are not a plain allow, as
+// "index decision rule".
+func verdicts(s *Session, opts Options) ([]string, Summary) {
+	var out []string
+	sum := Run(s, "f", opts, func(e Entry) {
+		if e.Decision != "allow" || e.Rule != "" {
+			out = append(out, strings.TrimSpace(fmt.Sprintf("%d %s %s", e.I, e.Decision, e.Rule)))
+		}
+	})
+	return out, sum
+}
+
+func TestReplayDecisions(t *testing.T) {
+	disableMismatch := &guard.Config{Disable: []string{guard.RuleMismatch}}
+	tests := []struct {
+		file      string
+		opts      Options
+		want      []string
+		decisions map[string]int
+	}{
+		{file: piDir + "session-read-tool-then-followup.jsonl", want: nil, decisions: map[string]int{"allow": 1}},
+		{file: piDir + "session-read-tool-error.jsonl", want: nil, decisions: map[string]int{"allow": 1}},
+		{file: piDir + "events-sample.jsonl", want: nil, decisions: map[string]int{"allow": 1}},
+		{file: piDir + "events-sample.session.jsonl", want: nil, decisions: map[string]int{"allow": 1}},
+		{file: sweDir + "gpt4__swe-agent__test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1/swe-agent__test-repo-i1.traj", decisions: map[string]int{"allow": 5}},
+		{file: sweDir + "gpt4__swe-agent-test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1/6e44b9__sweagenttestrepo-1c2844.traj", decisions: map[string]int{"allow": 5}},
+		{file: sweDir + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", decisions: map[string]int{"allow": 12}},
+		{file: "testdata/rein-session.jsonl", want: []string{"1 block mismatch", "2 block mismatch", "3 cached read_cache"},
+			decisions: map[string]int{"allow": 3, "block": 2, "cached": 1}},
+		{file: "testdata/rein-session.jsonl", opts: Options{Config: disableMismatch}, want: []string{"3 cached read_cache"},
+			decisions: map[string]int{"allow": 5, "cached": 1}},
+		{file: "testdata/claude-code-session.jsonl", want: []string{"0 block mismatch", "2 cached read_cache", "9 block error_retry"},
+			decisions: map[string]int{"allow": 10, "block": 2, "cached": 1}},
+		{file: "testdata/claude-stream.jsonl", want: []string{"1 block mismatch", "11 warn loop.poll_no_progress", "12 warn loop.poll_no_progress", "13 warn loop.poll_no_progress"},
+			decisions: map[string]int{"allow": 12, "block": 1, "warn": 3}},
+		{file: "testdata/neutral.jsonl", want: []string{"0 block mismatch", "2 cached read_cache", "5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
+			decisions: map[string]int{"allow": 24, "block": 4, "cached": 1}},
+		{file: "testdata/neutral.jsonl", opts: Options{Config: &guard.Config{Disable: []string{"loop", "cascade"}, ReadCacheTurns: 0}},
+			want:      []string{"0 block mismatch", "2 cached read_cache", "5 block error_retry", "28 allow passthrough"},
+			decisions: map[string]int{"allow": 26, "block": 2, "cached": 1}},
+		{file: "testdata/malformed.jsonl", want: []string{"1 cached read_cache", "2 block mismatch"}, decisions: map[string]int{"allow": 2, "block": 1, "cached": 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file[strings.LastIndex(tt.file, "/")+1:], func(t *testing.T) {
+			s := readFile(t, tt.file)
+			got, sum := verdicts(s, tt.opts)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("decisions (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.decisions, sum.Decisions); diff != "" {
+				t.Errorf("summary decisions (-want +got):\n%s", diff)
+			}
+			if sum.Calls != len(s.Calls) || sum.Files != 1 || sum.Formats[string(s.Format)] != 1 || sum.Malformed != len(s.Problems) {
+				t.Errorf("summary = %+v", sum)
+			}
+		})
+	}
+}
+
+func TestReplayTokens(t *testing.T) {
+	result := strings.Repeat("x", 400) // 100 tokens
+	var lines []string
+	add := func(turn int, tool, args, res string) {
+		b, _ := json.Marshal(map[string]any{"turn": turn, "tool": tool, "args": json.RawMessage(args), "result": res})
+		lines = append(lines, string(b))
+	}
+	add(1, "bash", `{"command":"cat a.txt"}`, result) // blocked: 100 saved
+	add(1, "read", `{"path":"a.txt"}`, result)        // allowed
+	add(2, "read", `{"path":"a.txt"}`, result)        // cached: 100 cached
+	for i := range 30 {                               // 30 identical polls: the 30th stops
+		add(3+i, "check_status", `{}`, "pending")
+	}
+	add(40, "read", `{"path":"b.txt"}`, result) // after the stop: skipped
+	s, err := Read(strings.NewReader(strings.Join(lines, "\n")), "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var entries []Entry
+	sum := Run(s, "t", Options{}, func(e Entry) { entries = append(entries, e) })
+	if e := entries[0]; e.Decision != "block" || e.TokensSaved != 100 {
+		t.Errorf("blocked entry = %+v", e)
+	}
+	stop := entries[len(entries)-2]
+	if stop.Decision != "stop" || stop.Rule != guard.RuleCircuitBreaker || stop.Turn != 32 {
+		t.Errorf("stop entry = %+v", stop)
+	}
+	last := entries[len(entries)-1]
+	wantSkipped := Tokens(len(`{"path":"b.txt"}`) + 400)
+	if last.Decision != Skipped || last.TokensSaved != wantSkipped {
+		t.Errorf("entry after the stop = %+v, want skipped saving %d", last, wantSkipped)
+	}
+	// The mismatch block, ten blocked polls (the 20th to the 29th), the
+	// stop and what follows it.
+	if want := 100 + 11*Tokens(len("pending")) + wantSkipped; sum.TokensSaved != want {
+		t.Errorf("tokens saved = %d, want %d", sum.TokensSaved, want)
+	}
+	if sum.TokensCached != 100 {
+		t.Errorf("tokens cached = %d, want 100", sum.TokensCached)
+	}
+	if sum.TokensAdded == 0 || sum.Decisions[Skipped] != 1 || sum.Rules[guard.RuleCircuitBreaker]["stop"] != 1 {
+		t.Errorf("summary = %+v", sum)
+	}
+}
+
+func TestSummaryAdd(t *testing.T) {
+	var total Summary
+	for _, f := range []string{"testdata/neutral.jsonl", "testdata/claude-stream.jsonl"} {
+		total.Add(Run(readFile(t, f), f, Options{}, nil))
+	}
+	if total.Files != 2 || total.Calls != 45 || total.Decisions["block"] != 5 || total.Rules[guard.RuleMismatch]["block"] != 2 ||
+		total.Formats["neutral"] != 1 || total.Formats["claude-stream-json"] != 1 {
+		t.Fatalf("total = %+v", total)
+	}
+}
+
+// FuzzNeutral feeds arbitrary input to the reader (which detects the
+// format, so every decoder is reached) and replays what it reads.
+func FuzzNeutral(f *testing.F) {
+	for _, s := range []string{
+		`{"turn": 1, "tool": "bash", "args": {"command": "cat a.txt"}, "result": "x", "is_error": false}`,
+		`{"tool":"read","args":{"path":"a"}}` + "\n" + `{"tool":"read","args":{"path":"a"},"result":{"a":1}}`,
+		`{"tool":"x","args":[1]}` + "\n" + `nope` + "\n" + `{"turn":-1,"tool":"y"}`,
+		`{"type":"session","version":3}` + "\n" + `{"type":"message","message":{"role":"assistant","content":[{"type":"toolCall","id":"1","name":"read","arguments":{}}]}}`,
+		`{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"Read","input":{"file_path":"a"}}]}}`,
+		`{"trajectory":[{"action":"open a.py 3","observation":"x"}]}`,
+		"{\n\"trajectory\": [{\"action\": \"search_dir 'x y'\"}]}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		s, err := Read(strings.NewReader(in), "fuzz")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz: ") {
+				t.Fatalf("error does not name the input: %v", err)
+			}
+			return
+		}
+		for _, c := range s.Calls {
+			if c.Turn < 1 || len(c.Args) == 0 {
+				t.Fatalf("call %+v", c)
+			}
+		}
+		for _, p := range s.Problems {
+			if p.Line < 1 || p.File != "fuzz" {
+				t.Fatalf("problem %+v", p)
+			}
+		}
+		sum := Run(s, "fuzz", Options{}, nil)
+		n := 0
+		for _, v := range sum.Decisions {
+			n += v
+		}
+		if n != len(s.Calls) {
+			t.Fatalf("%d decisions for %d calls", n, len(s.Calls))
+		}
+	})
+}
