@@ -121,10 +121,7 @@ func sentBody(t *testing.T, api llm.API, cp Compat, req *llm.Request, opts ...fu
 	}
 	req.Model.API = api
 	r := drainStream(t, p, context.Background(), req)
-	s.mu.Lock()
-	n := len(s.bodies)
-	s.mu.Unlock()
-	if n == 0 {
+	if s.requests() == 0 {
 		return nil, r
 	}
 	var v map[string]any

@@ -163,8 +163,8 @@ func TestCredentialsAndHeaders(t *testing.T) {
 	if h.Get("X-A") != "options" || h.Get("X-B") != "model" || h.Get("X-C") != "request" {
 		t.Errorf("headers = %v", h)
 	}
-	if s.paths[0] != "/v1/chat/completions" {
-		t.Errorf("path = %q; the model's base URL must win", s.paths[0])
+	if got := s.path(0); got != "/v1/chat/completions" {
+		t.Errorf("path = %q; the model's base URL must win", got)
 	}
 
 	req.Options.APIKey = "sk-per-request"
@@ -181,14 +181,14 @@ func TestCredentialsAndHeaders(t *testing.T) {
 	}
 
 	// A failing key source fails the call as auth, before any request.
-	before := len(s.bodies)
+	before := s.requests()
 	failing := NewChat(Options{BaseURL: s.URL, HTTPClient: s.Client(),
 		APIKey: func(context.Context) (string, error) { return "", errors.New("keychain locked") }})
 	r := drainStream(t, failing, context.Background(), &llm.Request{Model: llm.Model{ID: "m"}})
 	if llm.CodeOf(r.err) != llm.CodeAuth || !strings.Contains(r.final.ErrorMessage, "keychain locked") {
 		t.Errorf("error = %v", r.err)
 	}
-	if len(s.bodies) != before {
+	if s.requests() != before {
 		t.Error("a request was sent without a key")
 	}
 }

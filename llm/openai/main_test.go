@@ -101,6 +101,22 @@ func (s *server) lastBody(t testing.TB) []byte {
 	return s.bodies[len(s.bodies)-1]
 }
 
+// requests returns how many requests the server received.
+func (s *server) requests() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.bodies)
+}
+
+func (s *server) path(i int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= len(s.paths) {
+		return ""
+	}
+	return s.paths[i]
+}
+
 func (s *server) lastHeader() http.Header {
 	s.mu.Lock()
 	defer s.mu.Unlock()
