@@ -123,7 +123,7 @@ func (s *Session) fill(e *Entry) error {
 	}
 	e.Raw = nil
 	if e.ID == "" {
-		e.ID = s.newID()
+		e.ID = s.opts.uniqueID(func(id string) bool { _, used := l.index[id]; return used })
 	} else if _, dup := l.index[e.ID]; dup {
 		return bad("id %q is already used", e.ID)
 	}
@@ -137,23 +137,6 @@ func (s *Session) fill(e *Entry) error {
 	}
 	e.Timestamp = e.Timestamp.UTC()
 	return nil
-}
-
-// newID returns an ID not used in the file.
-func (s *Session) newID() string {
-	for i := 0; ; i++ {
-		id := s.opts.newID()
-		if _, used := s.log.index[id]; !used && id != "" {
-			return id
-		}
-		if i > 100 {
-			// A NewID that keeps repeating itself: fall back to random.
-			id = randomHex(8)
-			if _, used := s.log.index[id]; !used {
-				return id
-			}
-		}
-	}
 }
 
 // add appends an entry this process wrote (already validated).

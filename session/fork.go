@@ -48,9 +48,7 @@ func (s *Session) Fork(at string, opts Options) (*Session, error) {
 	sort.Strings(targets)
 	for _, id := range targets {
 		le := Entry{Type: TypeLabel, Parent: at, Timestamp: s.opts.now().UTC(), Target: id, Label: s.log.labels[id]}
-		for le.ID == "" || used[le.ID] {
-			le.ID = opts.newID()
-		}
+		le.ID = opts.uniqueID(func(id string) bool { return used[id] })
 		used[le.ID] = true
 		path = append(path, le)
 	}

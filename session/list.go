@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,8 +32,6 @@ type Info struct {
 	// FirstMessage is the start of the first user message's text (at
 	// most PreviewLen runes, on one line).
 	FirstMessage string
-	// Issues counts what loading set aside (torn or corrupt lines…).
-	Issues int
 }
 
 // PreviewLen bounds Info.FirstMessage, in runes.
@@ -74,31 +73,81 @@ func List(dir string) ([]Info, error) {
 	return out, nil
 }
 
-// Stat describes one session file (see List).
+// Stat describes one session file (see List). It reads the whole file
+// but decodes only what it needs: the header, the type of each entry, the
+// first user message and session_info entries. Entry counts are of lines
+// that look like entries; damage is found by ReadFile and Open, not here.
 func Stat(path string) (Info, error) {
-	fi, err := os.Stat(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return Info{}, err
 	}
-	h, entries, issues, err := ReadFile(path)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return Info{}, err
 	}
-	info := Info{Path: path, ID: h.ID, Created: h.Created, Modified: fi.ModTime(), Cwd: h.Cwd, Parent: h.Parent,
-		Entries: len(entries), Issues: len(issues)}
-	for i := range entries {
-		e := &entries[i]
-		switch e.Type {
-		case TypeMessage:
-			info.Messages++
-			if info.FirstMessage == "" && e.Message.Role == llm.RoleUser {
-				info.FirstMessage = preview(e.Message.Text())
+	info := Info{Path: path, Modified: fi.ModTime()}
+	first := true
+	err = eachLine(f, func(line []byte, _, _ int64, complete, tooLong bool) error {
+		if first {
+			first = false
+			h, err := decodeHeader(line, path)
+			if err != nil {
+				return err
 			}
-		case TypeSessionInfo:
-			info.Name = e.Name
+			info.ID, info.Created, info.Cwd, info.Parent = h.ID, h.Created, h.Cwd, h.Parent
+			return nil
 		}
+		if tooLong {
+			return nil
+		}
+		typ, ok := peekType(line)
+		if !ok || !complete {
+			e, err := DecodeEntry(line)
+			if err != nil {
+				return nil
+			}
+			typ = e.Type
+		}
+		info.Entries++
+		switch {
+		case typ == TypeMessage:
+			info.Messages++
+			if info.FirstMessage == "" {
+				if e, err := DecodeEntry(line); err == nil && e.Message.Role == llm.RoleUser {
+					info.FirstMessage = preview(e.Message.Text())
+				}
+			}
+		case typ == TypeSessionInfo:
+			if e, err := DecodeEntry(line); err == nil {
+				info.Name = e.Name
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return Info{}, err
+	}
+	if first {
+		return Info{}, &FormatError{Path: path, Detail: "the file is empty: it holds no session header", Err: ErrNotSession}
 	}
 	return info, nil
+}
+
+// peekType reads the type of a line written in this package's layout,
+// which starts with the type field.
+func peekType(line []byte) (EntryType, bool) {
+	const prefix = `{"type":"`
+	if !bytes.HasPrefix(line, []byte(prefix)) {
+		return "", false
+	}
+	rest := line[len(prefix):]
+	i := bytes.IndexByte(rest, '"')
+	if i <= 0 || bytes.IndexByte(rest[:i], '\\') >= 0 || !bytes.HasSuffix(bytes.TrimRight(line, "\r"), []byte("}")) {
+		return "", false
+	}
+	return EntryType(rest[:i]), true
 }
 
 // Find returns the session in dir whose ID is id or starts with id.

@@ -67,6 +67,9 @@ func TestList(t *testing.T) {
 	src.Close()
 	os.Chtimes(f.Path(), base, base)
 	d := Info{Path: f.Path(), ID: "dddd4444", Created: base, Modified: base, Cwd: workspace, Parent: "aaaa1111", Entries: 2, Messages: 2, FirstMessage: "fix the flaky test"}
+	// A torn last line is not counted.
+	appendBytes(t, b.Path, `{"type":"message","id":"x","message":{"role":"user","content":[]}}`[:40])
+	os.Chtimes(b.Path, b.Modified, b.Modified)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hi"), 0o600)
 	os.WriteFile(filepath.Join(dir, "broken.jsonl"), []byte("not a session\n"), 0o600)
 	os.Mkdir(filepath.Join(dir, "sub.jsonl"), 0o700)

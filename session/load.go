@@ -102,8 +102,6 @@ type loader struct {
 	lastCorrupt  string
 	sawCorrupt   bool
 	lineNo       int
-	off          int64 // bytes read so far
-	start        int64 // where the current line starts
 	headerLoaded bool
 	sc           scanner
 	// parentTree remembers, for the entry being decoded, whether the
@@ -133,9 +131,50 @@ const maxLine = 256 << 20
 func readLog(r io.Reader, path string, size int64) (*log, error) {
 	l := &log{index: make(map[string]int, min(size/768, 1<<22)), labels: make(map[string]string)}
 	ld := &loader{l: l, sc: scanner{intern: make(map[string]string)}}
+	err := eachLine(r, func(line []byte, start, end int64, complete, tooLong bool) error {
+		switch {
+		case tooLong && complete:
+			ld.lineNo++
+			if !ld.headerLoaded {
+				return &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
+			}
+			ld.corrupt(nil, start, fmt.Errorf("the line is longer than %d bytes", maxLine))
+			l.size = end
+		case tooLong:
+			ld.lineNo++
+			l.torn = true
+			l.issues = append(l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: start,
+				Detail: fmt.Sprintf("the last line is incomplete and longer than %d bytes; it is not an entry", maxLine)})
+		case complete:
+			ld.lineNo++
+			if err := ld.line(line, start, path); err != nil {
+				return err
+			}
+			l.size = end
+		default:
+			return ld.tail(line, start, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !ld.headerLoaded {
+		return nil, &FormatError{Path: path, Detail: "the file is empty: it holds no session header", Err: ErrNotSession}
+	}
+	return l, nil
+}
+
+// eachLine calls fn for every line of r, in order: its bytes without the
+// newline (valid only during the call), the offsets where it starts and
+// ends (after its newline), whether it ends with a newline (only the last
+// line may not), and whether it was longer than maxLine (then its bytes
+// are not kept and line is nil). An error from fn stops the scan.
+func eachLine(r io.Reader, fn func(line []byte, start, end int64, complete, tooLong bool) error) error {
 	br := bufio.NewReaderSize(r, 256<<10)
 	var long []byte // the start of a line longer than the buffer
 	tooLong := false
+	var off, start int64
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
@@ -144,54 +183,35 @@ func readLog(r io.Reader, path string, size int64) (*log, error) {
 			} else if !tooLong {
 				long = append(long, chunk...)
 			}
-			ld.off += int64(len(chunk))
+			off += int64(len(chunk))
 			continue
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
+			return err
 		}
-		start := ld.start
-		ld.off += int64(len(chunk))
-		ld.start = ld.off
+		off += int64(len(chunk))
 		line := chunk
 		if long != nil {
 			line = append(long, chunk...)
 			long = nil
 		}
 		complete := len(chunk) > 0 && chunk[len(chunk)-1] == '\n'
-		switch {
-		case tooLong && complete:
-			ld.lineNo++
-			if !ld.headerLoaded {
-				return nil, &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
-			}
-			ld.corrupt(nil, start, fmt.Errorf("the line is longer than %d bytes", maxLine))
-			l.size = ld.off
-		case tooLong:
-			ld.lineNo++
-			l.torn = true
-			l.issues = append(l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: start,
-				Detail: fmt.Sprintf("the last line is incomplete and longer than %d bytes; it is not an entry", maxLine)})
-		case complete:
-			ld.lineNo++
-			if ferr := ld.line(line[:len(line)-1], start, path); ferr != nil {
-				return nil, ferr
-			}
-			l.size = ld.off
-		case len(line) > 0:
-			if ferr := ld.tail(line, start, path); ferr != nil {
-				return nil, ferr
+		if complete {
+			line = line[:len(line)-1]
+		}
+		if tooLong {
+			line = nil
+		}
+		if complete || tooLong || len(line) > 0 {
+			if ferr := fn(line, start, off, complete, tooLong); ferr != nil {
+				return ferr
 			}
 		}
-		tooLong = false
+		start, tooLong = off, false
 		if err != nil {
-			break
+			return nil
 		}
 	}
-	if !ld.headerLoaded {
-		return nil, &FormatError{Path: path, Detail: "the file is empty: it holds no session header", Err: ErrNotSession}
-	}
-	return l, nil
 }
 
 // tail handles bytes after the last newline.

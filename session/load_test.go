@@ -411,3 +411,27 @@ func TestVeryLongLine(t *testing.T) {
 		t.Fatal("the long entry did not survive")
 	}
 }
+
+// TestTornTwiceSameClock: two torn lines set aside at the same instant get
+// sidecars of their own.
+func TestTornTwiceSameClock(t *testing.T) {
+	path, _ := writeSession(t, "one")
+	var sidecars []string
+	for i := 0; i < 2; i++ {
+		appendBytes(t, path, `{"type":"mess`)
+		s, err := Open(path, Options{Now: fixedNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sidecars = append(sidecars, s.Issues()[0].Sidecar)
+		s.Close()
+	}
+	if sidecars[0] == sidecars[1] {
+		t.Fatalf("both torn lines went to %s", sidecars[0])
+	}
+	for _, sc := range sidecars {
+		if b, err := os.ReadFile(sc); err != nil || string(b) != `{"type":"mess` {
+			t.Fatalf("sidecar %s: %q %v", sc, b, err)
+		}
+	}
+}

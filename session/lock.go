@@ -15,16 +15,27 @@ import (
 // holder dies, so a crashed writer never blocks the next one. The record
 // covers the remaining case: the lock is still held, but by a process
 // that inherited the descriptor from the writer named in the record, and
-// that writer is dead (on this host). Such a lock is stale: the lock file
-// is removed and the lock taken on a fresh one. A holder always checks,
+// that writer is dead (it ran on this host, in this pid namespace, and
+// its pid no longer exists). Such a lock is stale: the lock file is
+// removed and the lock taken on a fresh one. A holder always checks,
 // after locking, that the path still names the file it locked, so two
 // processes can never both believe they hold the lock.
 
 // lockRecord is the content of a lock file.
 type lockRecord struct {
-	PID   int       `json:"pid"`
-	Host  string    `json:"host"`
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+	// PIDNS names the holder's pid namespace where the system has them
+	// (Linux): containers on one host can share a host name and a
+	// workspace, and a pid means nothing outside its namespace.
+	PIDNS string    `json:"pidns,omitempty"`
 	Since time.Time `json:"since"`
+}
+
+// stale reports whether rec names a writer that is certainly dead: one on
+// this host, in this pid namespace, whose process no longer exists.
+func (rec lockRecord) stale(host, ns string) bool {
+	return rec.PID > 0 && rec.Host == host && rec.PIDNS == ns && rec.PID != os.Getpid() && !processAlive(rec.PID)
 }
 
 // staleGrace is how long a lock that looks stale is watched before it is
@@ -44,6 +55,7 @@ func lockPath(session string) string { return session + ".lock" }
 func acquire(path string, now time.Time) (*fileLock, error) {
 	lp := lockPath(path)
 	host, _ := os.Hostname()
+	ns := pidNamespace()
 	for attempt := 0; attempt < 5; attempt++ {
 		fl := flock.New(lp, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 		ok, err := fl.TryLock()
@@ -52,7 +64,7 @@ func acquire(path string, now time.Time) (*fileLock, error) {
 		}
 		if !ok {
 			rec, info := readLockRecord(lp)
-			if rec.PID > 0 && rec.Host == host && rec.PID != os.Getpid() && !processAlive(rec.PID) && info != nil {
+			if info != nil && rec.stale(host, ns) {
 				// Stale: its writer is dead and whoever still holds the
 				// descriptor is not writing this session. Look again
 				// after a moment, in case a new holder has just locked
@@ -74,7 +86,7 @@ func acquire(path string, now time.Time) (*fileLock, error) {
 			_ = fl.Close()
 			continue
 		}
-		if err := writeLockRecord(lp, held, lockRecord{PID: os.Getpid(), Host: host, Since: now.UTC()}); err != nil {
+		if err := writeLockRecord(lp, held, lockRecord{PID: os.Getpid(), Host: host, PIDNS: ns, Since: now.UTC()}); err != nil {
 			_ = fl.Close()
 			return nil, fmt.Errorf("session %s: writing the lock %s: %w", path, lp, err)
 		}

@@ -119,6 +119,7 @@ func writeRecord(t *testing.T, lp string, rec lockRecord) {
 
 func TestStaleLock(t *testing.T) {
 	host, _ := os.Hostname()
+	ns := pidNamespace()
 	tests := []struct {
 		name string
 		// held: another descriptor holds the flock (as a process that
@@ -127,10 +128,15 @@ func TestStaleLock(t *testing.T) {
 		rec     func(t *testing.T) lockRecord
 		wantErr bool
 	}{
-		{"left behind by a dead writer", false, func(t *testing.T) lockRecord { return lockRecord{PID: deadPID(t), Host: host} }, false},
-		{"held, but its writer is dead", true, func(t *testing.T) lockRecord { return lockRecord{PID: deadPID(t), Host: host} }, false},
-		{"held by a live writer", true, func(t *testing.T) lockRecord { return lockRecord{PID: os.Getppid(), Host: host} }, true},
-		{"held by a writer on another host", true, func(t *testing.T) lockRecord { return lockRecord{PID: deadPID(t), Host: host + "-elsewhere"} }, true},
+		{"left behind by a dead writer", false, func(t *testing.T) lockRecord { return lockRecord{PID: deadPID(t), Host: host, PIDNS: ns} }, false},
+		{"held, but its writer is dead", true, func(t *testing.T) lockRecord { return lockRecord{PID: deadPID(t), Host: host, PIDNS: ns} }, false},
+		{"held by a live writer", true, func(t *testing.T) lockRecord { return lockRecord{PID: os.Getppid(), Host: host, PIDNS: ns} }, true},
+		{"held by a writer on another host", true, func(t *testing.T) lockRecord {
+			return lockRecord{PID: deadPID(t), Host: host + "-elsewhere", PIDNS: ns}
+		}, true},
+		{"held by a writer in another pid namespace", true, func(t *testing.T) lockRecord {
+			return lockRecord{PID: deadPID(t), Host: host, PIDNS: ns + "-other"}
+		}, true},
 		{"held, record unreadable", true, func(t *testing.T) lockRecord { return lockRecord{} }, true},
 	}
 	for _, tc := range tests {
@@ -158,7 +164,7 @@ func TestStaleLock(t *testing.T) {
 				t.Fatalf("Open did not take over the stale lock: %v", err)
 			}
 			defer s.Close()
-			if got, _ := readLockRecord(lp); got.PID != os.Getpid() || got.Host != host {
+			if got, _ := readLockRecord(lp); got.PID != os.Getpid() || got.Host != host || got.PIDNS != ns {
 				t.Fatalf("lock record after takeover: %+v", got)
 			}
 			// The takeover is exclusive: a second Open still fails.

@@ -4,6 +4,7 @@ package session
 
 import (
 	"errors"
+	"os"
 	"syscall"
 )
 
@@ -12,4 +13,14 @@ import (
 func processAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// pidNamespace names this process's pid namespace ("" where the system
+// has none to show).
+func pidNamespace() string {
+	ns, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	return ns
 }

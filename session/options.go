@@ -83,6 +83,20 @@ func (o *Options) newID() string {
 	return randomHex(4)
 }
 
+// uniqueID returns a new non-empty entry ID for which used is false. A
+// NewID that keeps repeating itself is given up on for random IDs.
+func (o *Options) uniqueID(used func(string) bool) string {
+	for i := 0; ; i++ {
+		id := o.newID()
+		if i >= 100 {
+			id = randomHex(8)
+		}
+		if id != "" && !used(id) {
+			return id
+		}
+	}
+}
+
 func (o *Options) sessionID() string {
 	if o.SessionID != "" {
 		return o.SessionID

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -196,8 +197,13 @@ func saveTorn(path string, off int64, now time.Time) (string, error) {
 	if _, err := src.Seek(off, 0); err != nil {
 		return "", err
 	}
-	side := fmt.Sprintf("%s.torn-%s", path, now.UTC().Format("20060102T150405.000000000Z"))
+	base := fmt.Sprintf("%s.torn-%s", path, now.UTC().Format("20060102T150405.000000000Z"))
+	side := base
 	dst, err := os.OpenFile(side, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	for i := 1; errors.Is(err, fs.ErrExist) && i < 100; i++ {
+		side = fmt.Sprintf("%s-%d", base, i)
+		dst, err = os.OpenFile(side, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	}
 	if err != nil {
 		return "", err
 	}

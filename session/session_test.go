@@ -439,3 +439,31 @@ func ptr[T any](v T) *T { return &v }
 func assistantText(s string) llm.Message {
 	return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(s)}, StopReason: llm.StopEnd, Provider: "faux", Model: "m", API: llm.APIFaux}
 }
+
+// TestRepeatingNewID: an ID source that repeats itself cannot make two
+// entries share an ID.
+func TestRepeatingNewID(t *testing.T) {
+	opts := testOpts(t, t.TempDir())
+	opts.NewID = func() string { return "same" }
+	s := mustCreate(t, opts)
+	seen := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		e, err := s.AppendMessage(llm.UserText("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[e.ID] || e.ID == "" {
+			t.Fatalf("id %q used twice", e.ID)
+		}
+		seen[e.ID] = true
+	}
+	s.Label(s.Leaf(), "l")
+	f, err := s.Fork(s.Leaf(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if len(f.Labels()) != 1 {
+		t.Fatalf("fork labels %v", f.Labels())
+	}
+}
