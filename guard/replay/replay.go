@@ -42,8 +42,8 @@ type Entry struct {
 	Tool string `json:"tool"`
 	// Decision is allow, warn, cached, block, stop or skipped.
 	Decision string `json:"decision"`
-	Rule     string `json:"rule,omitempty"`
-	Message  string `json:"message,omitempty"`
+	Rule     string `json:"rule"`
+	Message  string `json:"message"`
 	// TokensSaved estimates the tokens the decision kept out of the
 	// conversation.
 	TokensSaved int `json:"tokens_saved,omitempty"`

@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/reinhq/rein/guard/replay"
+)
+
+const (
+	guardSamples = "../../guard/replay/testdata/"
+	piFixtures   = "../../testdata/sessions/pi/"
+	sweFixtures  = "../../testdata/trajectories/swe-agent/"
+)
+
+// runGuard runs `guard <args>` and returns stdout, stderr and the error.
+func runGuard(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := newGuardCmd()
+	cmd.SetArgs(args)
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SilenceUsage, cmd.SilenceErrors = true, true
+	err := cmd.Execute()
+	return out.String(), errOut.String(), err
+}
+
+// jsonlResult splits jsonl output into its entries and summary.
+func jsonlResult(t *testing.T, out string) ([]replay.Entry, replay.Summary) {
+	t.Helper()
+	var entries []replay.Entry
+	var sum replay.Summary
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for i, line := range lines {
+		if i == len(lines)-1 {
+			var s struct {
+				Summary *replay.Summary `json:"summary"`
+			}
+			if err := json.Unmarshal([]byte(line), &s); err != nil || s.Summary == nil {
+				t.Fatalf("last line is not a summary: %q (%v)", line, err)
+			}
+			sum = *s.Summary
+			continue
+		}
+		var e replay.Entry
+		dec := json.NewDecoder(strings.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err != nil {
+			t.Fatalf("line %d: %v: %q", i+1, err, line)
+		}
+		entries = append(entries, e)
+	}
+	return entries, sum
+}
+
+func TestGuardReplayFormats(t *testing.T) {
+	tests := []struct {
+		file      string
+		decisions map[string]int
+		rules     map[string]map[string]int
+	}{
+		{piFixtures + "session-read-tool-then-followup.jsonl", map[string]int{"allow": 1}, nil},
+		{piFixtures + "events-sample.jsonl", map[string]int{"allow": 1}, nil},
+		{sweFixtures + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", map[string]int{"allow": 12}, nil},
+		{guardSamples + "rein-session.jsonl", map[string]int{"allow": 3, "block": 2, "cached": 1},
+			map[string]map[string]int{"mismatch": {"block": 2}, "read_cache": {"cached": 1}}},
+		{guardSamples + "claude-code-session.jsonl", map[string]int{"allow": 10, "block": 2, "cached": 1},
+			map[string]map[string]int{"error_retry": {"block": 1}, "mismatch": {"block": 1}, "read_cache": {"cached": 1}}},
+		{guardSamples + "claude-stream.jsonl", map[string]int{"allow": 12, "block": 1, "warn": 3},
+			map[string]map[string]int{"loop.poll_no_progress": {"warn": 3}, "mismatch": {"block": 1}}},
+		{guardSamples + "neutral.jsonl", map[string]int{"allow": 24, "block": 4, "cached": 1},
+			map[string]map[string]int{"cascade": {"block": 1}, "error_retry": {"block": 1}, "loop.unknown_tool": {"block": 1},
+				"mismatch": {"block": 1}, "passthrough": {"allow": 1}, "read_cache": {"cached": 1}}},
+	}
+	for i := range tests {
+		tests[i].file = mustAbs(t, tests[i].file)
+	}
+	t.Chdir(t.TempDir()) // no workspace configuration: the defaults
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			stdout, stderr, err := runGuard(t, "replay", "--format", "jsonl", tt.file)
+			if err != nil || stderr != "" {
+				t.Fatalf("err %v, stderr %q", err, stderr)
+			}
+			entries, sum := jsonlResult(t, stdout)
+			if len(entries) != sum.Calls {
+				t.Fatalf("%d entries for %d calls", len(entries), sum.Calls)
+			}
+			for i, e := range entries {
+				if e.I != i || e.File == "" || e.Tool == "" || e.Decision == "" {
+					t.Fatalf("entry %d = %+v", i, e)
+				}
+			}
+			if diff := cmp.Diff(tt.decisions, sum.Decisions); diff != "" {
+				t.Errorf("decisions (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.rules, sum.Rules, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("rules (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func mustAbs(t *testing.T, p string) string {
+	t.Helper()
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+func TestGuardReplayJSONLShape(t *testing.T) {
+	stdout, _, err := runGuard(t, "replay", "--format", "jsonl", guardSamples+"neutral.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := strings.SplitN(stdout, "\n", 2)[0]
+	var m map[string]any
+	if err := json.Unmarshal([]byte(first), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"i", "tool", "decision", "rule", "message"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("entry lacks %q: %s", k, first)
+		}
+	}
+	if m["decision"] != "block" || m["rule"] != "mismatch" || !strings.Contains(m["message"].(string), `use the read tool with path="README.md"`) {
+		t.Errorf("first entry = %s", first)
+	}
+}
+
+func TestGuardReplayTable(t *testing.T) {
+	stdout, stderr, err := runGuard(t, "replay", guardSamples+"neutral.jsonl", guardSamples+"claude-stream.jsonl")
+	if err != nil || stderr != "" {
+		t.Fatalf("err %v, stderr %q", err, stderr)
+	}
+	for _, want := range []string{
+		guardSamples + "neutral.jsonl (neutral, 29 calls)",
+		guardSamples + "claude-stream.jsonl (claude-stream-json, 16 calls)",
+		"LINE  #   TURN  TOOL",
+		"block     mismatch",
+		"Summary: 2 files, 45 calls\n",
+		"decisions: allow 36, warn 3, cached 1, block 5\n",
+		"    mismatch               block 2\n",
+		"    loop.poll_no_progress  warn 3\n",
+		"tokens (estimated as characters/4): 55 not sent",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+func TestGuardReplayMalformedAndMissing(t *testing.T) {
+	stdout, stderr, err := runGuard(t, "replay", "--format", "jsonl", guardSamples+"malformed.jsonl", "no-such-file.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "1 of 2 files could not be replayed") {
+		t.Fatalf("err = %v", err)
+	}
+	for _, want := range []string{
+		"rein: " + guardSamples + "malformed.jsonl:2: not a JSON object\n",
+		"rein: " + guardSamples + "malformed.jsonl:10: not valid JSON",
+		"rein: open no-such-file.jsonl: no such file or directory\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	entries, sum := jsonlResult(t, stdout)
+	if len(entries) != 4 || sum.Malformed != 6 || sum.Files != 1 {
+		t.Fatalf("%d entries, summary %+v", len(entries), sum)
+	}
+}
+
+func TestGuardReplayConfig(t *testing.T) {
+	neutral := mustAbs(t, guardSamples+"neutral.jsonl")
+	firstDecision := func(t *testing.T, args ...string) (string, string) {
+		t.Helper()
+		stdout, stderr, err := runGuard(t, append([]string{"replay", "--format", "jsonl"}, append(args, neutral)...)...)
+		if err != nil {
+			t.Fatalf("err = %v (stderr %q)", err, stderr)
+		}
+		entries, _ := jsonlResult(t, stdout)
+		return entries[0].Decision, stderr
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if d, _ := firstDecision(t); d != "block" {
+		t.Fatalf("default config: first decision %s, want block", d)
+	}
+	off := filepath.Join(dir, "off.json")
+	if err := os.WriteFile(off, []byte(`{"disable":["mismatch"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := firstDecision(t, "--config", off); d != "allow" {
+		t.Fatalf("--config: first decision %s, want allow", d)
+	}
+	// The working directory's pi config is used when rein's is absent.
+	if err := os.MkdirAll(filepath.Join(dir, ".pi"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".pi", "harness-config.json"), []byte(`{"disable":["mismatch"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := firstDecision(t); d != "allow" {
+		t.Fatalf(".pi config: first decision %s, want allow", d)
+	}
+	// A broken rein config wins, warns and gives the defaults.
+	if err := os.MkdirAll(filepath.Join(dir, ".rein"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".rein", "harness-config.json"), []byte(`{"disable": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, stderr := firstDecision(t)
+	if d != "block" || strings.Count(stderr, "warning") != 1 || !strings.Contains(stderr, "using the defaults") {
+		t.Fatalf("broken config: decision %s, stderr %q", d, stderr)
+	}
+	if _, _, err := runGuard(t, "replay", "--config", filepath.Join(dir, "missing.json"), neutral); err == nil || !strings.Contains(err.Error(), "--config") {
+		t.Fatalf("missing --config file: err = %v", err)
+	}
+}
+
+func TestGuardReplayUsageErrors(t *testing.T) {
+	if _, _, err := runGuard(t, "replay"); err == nil {
+		t.Error("no files accepted")
+	}
+	if _, _, err := runGuard(t, "replay", "--format", "xml", guardSamples+"neutral.jsonl"); err == nil || !strings.Contains(err.Error(), "jsonl or table") {
+		t.Errorf("bad format: err = %v", err)
+	}
+	stdout, _, err := runGuard(t)
+	if err != nil || !strings.Contains(stdout, "replay") {
+		t.Errorf("guard alone: err %v, out %q", err, stdout)
+	}
+}
