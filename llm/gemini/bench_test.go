@@ -46,8 +46,8 @@ func BenchmarkDecode(b *testing.B) {
 
 // BenchmarkTurn measures one whole Stream call (payload encoding, HTTP
 // over loopback, decoding) against a local server replaying a recorded
-// function-call stream. harness-µs/turn is the time per turn minus the
-// time spent inside the server's handler.
+// function-call stream. harness-µs/turn is the wall-clock time per turn
+// minus the time spent inside the server's handler.
 func BenchmarkTurn(b *testing.B) {
 	body := readFixture(b, "adk-gemini31pro-parallel-tools.sse")
 	var handlerNS atomic.Int64
@@ -69,6 +69,7 @@ func BenchmarkTurn(b *testing.B) {
 	req.Model.BaseURL = srv.URL
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0, cpuOK := processCPU()
 	for b.Loop() {
 		var stop llm.StopReason
 		for ev, err := range c.Stream(ctx, req) {
@@ -86,4 +87,10 @@ func BenchmarkTurn(b *testing.B) {
 	harness := b.Elapsed() - time.Duration(handlerNS.Load())
 	b.ReportMetric(float64(harness.Microseconds())/float64(b.N), "harness-µs/turn")
 	b.ReportMetric(float64(handlerNS.Load())/1e3/float64(b.N), "handler-µs/turn")
+	// CPU time of the whole process per turn, the server's included: an
+	// upper bound on the harness's own cost that a busy machine does not
+	// inflate the way it inflates wall-clock time.
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "process-cpu-µs/turn")
+	}
 }

@@ -107,7 +107,7 @@ func (e *encoder) assistant(m *llm.Message) error {
 			p = e.image(c)
 		case llm.ContentToolCall:
 			args := c.Arguments
-			if !c.ArgumentsObject() {
+			if !c.ArgumentsObject() || !validJSON(args) {
 				args = json.RawMessage("{}")
 			}
 			id := c.ID
@@ -197,17 +197,10 @@ func (e *encoder) toolResult(m *llm.Message) {
 		}
 	}
 	out := strings.Join(text, "\n")
-	fr := &wResponse{ID: ref.id, Name: name}
-	if m.IsError {
-		fr.Response.Error = &out
-	} else {
-		fr.Response.Output = &out
-	}
+	fr := &wResponse{ID: ref.id, Name: name, Text: out, Error: m.IsError}
 	var extra []wPart
 	if e.gemini3 {
-		for _, b := range images {
-			fr.Parts = append(fr.Parts, frPart{InlineData: b})
-		}
+		fr.Parts = images
 	} else {
 		for _, b := range images {
 			extra = append(extra, wPart{InlineData: &blob{MIMEType: b.MIMEType, Data: b.Data}})

@@ -94,7 +94,7 @@ func (p *parser) parse(data []byte) error {
 			p.extra(scopeResponse, kraw)
 		}
 	}
-	if s.err == nil && s.peek() != 0 {
+	if s.err == nil && !s.end() {
 		s.fail("unexpected data after the chunk")
 	}
 	return s.err

@@ -5,131 +5,69 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/reinhq/rein/llm"
 )
 
-// payload is the body of a streamGenerateContent request.
+// payload is the body of a streamGenerateContent request. It is written
+// by appendJSON (jsonw.go) rather than encoding/json, which would run
+// every byte of large fields (signatures, images, schemas) through its
+// validating scanner once more for each level of custom marshalling.
 type payload struct {
-	Contents          []wContent `json:"contents"`
-	SystemInstruction *wContent  `json:"systemInstruction,omitempty"`
-	Tools             []wTool    `json:"tools,omitempty"`
-	GenerationConfig  *genConfig `json:"generationConfig,omitempty"`
+	Contents          []wContent
+	SystemInstruction *wContent
+	Tools             []fnDecl
+	GenerationConfig  *genConfig
 }
 
 type wContent struct {
-	Role  string  `json:"role,omitempty"`
-	Parts []wPart `json:"parts"`
+	Role  string
+	Parts []wPart
 }
 
 type wPart struct {
-	Text             *string    `json:"text,omitempty"`
-	Thought          bool       `json:"thought,omitempty"`
-	ThoughtSignature string     `json:"thoughtSignature,omitempty"`
-	InlineData       *blob      `json:"inlineData,omitempty"`
-	FunctionCall     *wCall     `json:"functionCall,omitempty"`
-	FunctionResponse *wResponse `json:"functionResponse,omitempty"`
+	Text             *string
+	Thought          bool
+	ThoughtSignature string
+	InlineData       *blob
+	FunctionCall     *wCall
+	FunctionResponse *wResponse
 	// extra holds fields kept from a part rein did not model; they are
 	// sent back beside the modelled ones.
 	extra json.RawMessage
 }
 
-func (p wPart) MarshalJSON() ([]byte, error) {
-	type plain wPart
-	b, err := json.Marshal(plain(p))
-	if err != nil || len(p.extra) == 0 {
-		return b, err
-	}
-	return mergeExtra(b, p.extra)
-}
-
 type blob struct {
-	MIMEType string `json:"mimeType"`
-	Data     string `json:"data"`
+	MIMEType string
+	Data     string
 }
 
 type wCall struct {
-	Name  string          `json:"name"`
-	Args  json.RawMessage `json:"args"`
-	ID    string          `json:"id,omitempty"`
+	Name  string
+	Args  json.RawMessage
+	ID    string
 	extra json.RawMessage
 }
 
-func (c wCall) MarshalJSON() ([]byte, error) {
-	type plain wCall
-	b, err := json.Marshal(plain(c))
-	if err != nil || len(c.extra) == 0 {
-		return b, err
-	}
-	return mergeExtra(b, c.extra)
-}
-
 type wResponse struct {
-	ID       string     `json:"id,omitempty"`
-	Name     string     `json:"name"`
-	Response frResponse `json:"response"`
+	ID    string
+	Name  string
+	Text  string
+	Error bool // Text is sent as {"error": …} rather than {"output": …}
 	// Parts carries images returned by a tool (Gemini 3 and later).
-	Parts []frPart `json:"parts,omitempty"`
-}
-
-type frResponse struct {
-	Output *string `json:"output,omitempty"`
-	Error  *string `json:"error,omitempty"`
-}
-
-type frPart struct {
-	InlineData blob `json:"inlineData"`
-}
-
-type wTool struct {
-	FunctionDeclarations []fnDecl `json:"functionDeclarations"`
+	Parts []blob
 }
 
 type fnDecl struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parametersJsonSchema,omitempty"`
+	Name        string
+	Description string
+	Parameters  json.RawMessage // JSON Schema, sent as parametersJsonSchema
 }
 
 type genConfig struct {
-	MaxOutputTokens int             `json:"maxOutputTokens,omitempty"`
-	Temperature     *float64        `json:"temperature,omitempty"`
-	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitempty"`
-}
-
-// mergeExtra adds the members of the object extra to the object b,
-// except those b already has (the modelled fields win). Keys are added in
-// sorted order so that the payload is deterministic.
-func mergeExtra(b, extra []byte) ([]byte, error) {
-	var m, have map[string]json.RawMessage
-	if err := json.Unmarshal(extra, &m); err != nil {
-		return nil, fmt.Errorf("content extra is not a JSON object: %w", err)
-	}
-	if err := json.Unmarshal(b, &have); err != nil {
-		return nil, err
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		if _, ok := have[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		return b, nil
-	}
-	slices.Sort(keys)
-	out := bytes.TrimSuffix(bytes.TrimSpace(b), []byte("}"))
-	hasMembers := len(bytes.TrimSpace(out)) > 1
-	for _, k := range keys {
-		if hasMembers {
-			out = append(out, ',')
-		}
-		hasMembers = true
-		kb, _ := json.Marshal(k)
-		out = append(append(append(out, kb...), ':'), m[k]...)
-	}
-	return append(out, '}'), nil
+	MaxOutputTokens int
+	Temperature     *float64
+	ThinkingConfig  *thinkingConfig
 }
 
 // skipSignature is the placeholder Gemini accepts on a function call that
@@ -158,19 +96,18 @@ func buildPayload(ctx context.Context, req *llm.Request) ([]byte, error) {
 		return nil, err
 	}
 	p.Contents = enc.out
-	if p.Contents == nil {
-		p.Contents = []wContent{}
-	}
 	if len(req.Tools) > 0 {
-		decls := make([]fnDecl, 0, len(req.Tools))
+		p.Tools = make([]fnDecl, 0, len(req.Tools))
 		for _, t := range req.Tools {
 			params, err := toolSchema(t.Parameters)
 			if err != nil {
 				return nil, formatError("tool %q: %v", t.Name, err)
 			}
-			decls = append(decls, fnDecl{Name: t.Name, Description: t.Description, Parameters: params})
+			p.Tools = append(p.Tools, fnDecl{Name: t.Name, Description: t.Description, Parameters: params})
 		}
-		p.Tools = []wTool{{FunctionDeclarations: decls}}
+	}
+	if req.Temperature != nil && !validFloat(*req.Temperature) {
+		return nil, formatError("temperature %v is not a finite number", *req.Temperature)
 	}
 	gc := genConfig{MaxOutputTokens: req.MaxTokens, Temperature: req.Temperature, ThinkingConfig: thinkingFor(&req.Model, req.Thinking)}
 	if gc.MaxOutputTokens <= 0 {
@@ -179,14 +116,9 @@ func buildPayload(ctx context.Context, req *llm.Request) ([]byte, error) {
 	if gc != (genConfig{}) {
 		p.GenerationConfig = &gc
 	}
-	b, err := json.Marshal(&p)
+	b, err := p.appendJSON(make([]byte, 0, p.sizeHint()), req.Options.Extra)
 	if err != nil {
-		return nil, formatError("encoding the request: %v", err)
-	}
-	if len(req.Options.Extra) > 0 {
-		if b, err = mergeOptions(b, req.Options.Extra); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	if req.Options.OnPayload != nil {
 		if b, err = req.Options.OnPayload(ctx, b); err != nil {
@@ -194,30 +126,6 @@ func buildPayload(ctx context.Context, req *llm.Request) ([]byte, error) {
 		}
 	}
 	return b, nil
-}
-
-// mergeOptions sets the top-level fields of extra over the payload; a
-// JSON null deletes the field.
-func mergeOptions(b []byte, extra map[string]json.RawMessage) ([]byte, error) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, formatError("merging Options.Extra: %v", err)
-	}
-	for k, v := range extra {
-		if t := bytes.TrimSpace(v); len(t) == 0 || string(t) == "null" {
-			delete(m, k)
-			continue
-		}
-		if !json.Valid(v) {
-			return nil, formatError("Options.Extra[%q] is not valid JSON", k)
-		}
-		m[k] = v
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return nil, formatError("merging Options.Extra: %v", err)
-	}
-	return out, nil
 }
 
 // toolSchema prepares a tool's JSON Schema for parametersJsonSchema,
@@ -230,7 +138,7 @@ func toolSchema(params json.RawMessage) (json.RawMessage, error) {
 		return nil, nil
 	}
 	if !bytes.Contains(t, []byte(`"$schema"`)) && !bytes.Contains(t, []byte(`"$id"`)) {
-		if !json.Valid(t) {
+		if !validJSON(t) {
 			return nil, fmt.Errorf("parameters are not valid JSON")
 		}
 		return t, nil

@@ -59,6 +59,12 @@ func (s *scanner) ws() {
 	}
 }
 
+// end reports whether only whitespace remains.
+func (s *scanner) end() bool {
+	s.ws()
+	return s.pos >= len(s.data)
+}
+
 // peek returns the next significant byte, or 0 at the end.
 func (s *scanner) peek() byte {
 	s.ws()
