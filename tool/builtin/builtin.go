@@ -4,7 +4,7 @@
 // directly, with "..", or through a symbolic link.
 //
 //   - read: a text file with line numbers (%6d\t), 2000 lines or about
-//     50 KB per call with a footer saying which offset comes next, long
+//     15 KB per call with a footer saying which offset comes next, long
 //     lines cut; PNG, JPEG, GIF and WebP images (up to 5 MB) as image
 //     blocks; other binary files refused with their size.
 //   - write: replaces a file's content atomically (temporary file in the

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -82,5 +83,29 @@ func TestMiddleware(t *testing.T) {
 	}
 	if !strings.Contains(res.Text(), "omitted from the middle") {
 		t.Fatalf("no omission marker:\n%s", res.Text())
+	}
+
+	// The tools that page or cap their own output stay within the limit.
+	h = tool.Chain(reg.Execute, tool.Limit(tool.LimitOptions{Workdir: w.Root}), tool.Timeout(0))
+	var big strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&big, "line %d of a long file that somebody has to read page by page\n", i)
+	}
+	put(t, w.Root, map[string]string{"big.txt": big.String()})
+	for i := range 700 {
+		put(t, w.Root, map[string]string{fmt.Sprintf("many/entry-with-a-longish-name-%03d.txt", i): "x\n"})
+	}
+	for _, c := range []struct{ name, args, footer string }{
+		{"read", `{"path":"big.txt"}`, "call read with offset="},
+		{"grep", `{"pattern":"line","limit":1000}`, "(the output is capped at about 15 KB); 2"},
+		{"grep", `{"pattern":"line","context":5,"limit":1000}`, "(the output is capped at about 15 KB)"},
+		{"find", `{"pattern":"*.txt"}`, "(the output is capped at about 15 KB)"},
+		{"ls", `{"path":"many"}`, "(the output is capped at about 15 KB)"},
+	} {
+		res := run(c.name, c.args)
+		expect(t, res, false, c.footer)
+		if slices.Contains(res.Notes, "truncated") || len(res.Text()) > MaxResultBytes+300 {
+			t.Errorf("%s %s: %d bytes, notes %v", c.name, c.args, len(res.Text()), res.Notes)
+		}
 	}
 }

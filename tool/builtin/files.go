@@ -13,6 +13,12 @@ import (
 	"unicode/utf8"
 )
 
+// MaxResultBytes bounds the text of a read, grep, find or ls result. It
+// stays under tool.DefaultMaxChars so that the output-limit middleware
+// never has to cut the middle out of a result these tools already page
+// or cap themselves, with a footer saying how to get the rest.
+const MaxResultBytes = 15_000
+
 // sniffSize is how much of a file is looked at to tell text from binary.
 const sniffSize = 8 << 10
 

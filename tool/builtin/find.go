@@ -30,7 +30,7 @@ type FindDetails struct {
 
 const findDescription = `Find files and directories in the workspace by name with a glob pattern, e.g. **/*_test.go, *.md, src/**/index.ts.
 
-Lists matching paths relative to the workspace root, sorted, directories with a trailing /. Files ignored by .gitignore (and .ignore) and the .git directory are skipped (a directory named explicitly, as path or as the fixed start of the pattern, is searched even when it is ignored itself); hidden files are included. At most limit paths are listed (default 1000); the result says how many more matched.
+Lists matching paths relative to the workspace root, sorted, directories with a trailing /. Files ignored by .gitignore (and .ignore) and the .git directory are skipped (a directory named explicitly, as path or as the fixed start of the pattern, is searched even when it is ignored itself); hidden files are included. At most limit paths (default 1000, and about 15 KB) are listed; the result says how many more matched.
 
 Use find instead of find or ls -R in bash. Use grep to search file contents, ls to list one directory.`
 
@@ -122,6 +122,13 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 	}
 	total := len(found) // already sorted: walk visits in path order
 	found = found[:min(total, limit)]
+	capped := false
+	for size, i := 0, 0; i < len(found); i++ {
+		if size += len(found[i]) + 1; size > MaxResultBytes {
+			found, capped = found[:i], true
+			break
+		}
+	}
 	d := FindDetails{Found: total, Shown: len(found)}
 	if total == 0 {
 		where := w.display(start)
@@ -135,7 +142,10 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 		b.WriteString(p)
 		b.WriteByte('\n')
 	}
-	if total > len(found) {
+	switch {
+	case capped:
+		fmt.Fprintf(&b, "[%d of %d matches listed (the output is capped at about %d KB); narrow the pattern or path]\n", len(found), total, MaxResultBytes/1000)
+	case total > len(found):
 		fmt.Fprintf(&b, "[%d of %d matches listed; narrow the pattern or path, or raise limit]\n", len(found), total)
 	}
 	return tool.Result{Content: tool.Text(strings.TrimSuffix(b.String(), "\n")).Content, Details: d}, nil

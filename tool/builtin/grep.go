@@ -51,7 +51,7 @@ type GrepDetails struct {
 
 const grepDescription = `Search file contents in the workspace for a regular expression and list matching lines as path:line:text (paths relative to the workspace root; context lines, when asked for, as path-line-text with -- between groups).
 
-Searches the whole workspace by default, or one file or directory given as path. Files ignored by .gitignore (and .ignore), hidden files and directories, and binary files are skipped, unless path names them directly. At most limit matching lines are shown (default 100); the result says how many more matched. Lines longer than 400 bytes are cut. Finding nothing is not an error.
+Searches the whole workspace by default, or one file or directory given as path. Files ignored by .gitignore (and .ignore), hidden files and directories, and binary files are skipped, unless path names them directly. At most limit matching lines are shown (default 100); the result says how many more matched. Lines longer than 400 bytes are cut, and the output stops at about 15 KB. Finding nothing is not an error.
 
 Use grep instead of grep or rg in bash. Use find to locate files by name, read to see a file.`
 
@@ -158,7 +158,10 @@ func grep(ctx context.Context, w Workspace, rg string, in grepArgs) (tool.Result
 		}
 	} else {
 		b.WriteString(strings.TrimSuffix(f.out.String(), "\n"))
-		if f.more > 0 {
+		switch {
+		case f.more > 0 && f.capped:
+			fmt.Fprintf(&b, "\n[%d matching lines shown (the output is capped at about %d KB); %d more matched. Narrow the pattern, path or glob.]", f.shown, MaxResultBytes/1000, f.more)
+		case f.more > 0:
 			fmt.Fprintf(&b, "\n[%d matching lines shown; %d more matched. Narrow the pattern, path or glob, or raise limit.]", f.shown, f.more)
 		}
 	}
@@ -187,20 +190,32 @@ type grepFormatter struct {
 	lastLine       int
 	lastMatch      int
 	closed         bool // past the limit, no more context can be shown
+	capped         bool // the output budget ran out before the limit
 }
 
 // wantsContext reports whether a context event could still be shown.
 func (f *grepFormatter) wantsContext() bool { return f.context > 0 && !f.closed }
 
+// full reports whether no more matches can be shown: the limit or the
+// output budget is reached.
+func (f *grepFormatter) full() bool { return f.shown >= f.limit || f.capped }
+
 func (f *grepFormatter) add(ev grepEvent) {
+	if !f.full() && f.shown > 0 && f.out.Len()+len(ev.path)+min(len(ev.text), grepMaxLine)+32 > MaxResultBytes {
+		f.capped = true
+		if !ev.match {
+			f.closed = true
+			return
+		}
+	}
 	if ev.match {
-		if f.shown >= f.limit {
+		if f.full() {
 			f.more++
 			f.closed = true
 			return
 		}
 		f.shown++
-	} else if f.shown >= f.limit {
+	} else if f.full() {
 		if f.closed || ev.path != f.lastPath || ev.line != f.lastLine+1 || ev.line-f.lastMatch > f.context {
 			f.closed = true
 			return

@@ -171,7 +171,7 @@ func rgEvent(line []byte, q grepQuery, f *grepFormatter) error {
 	if !isMatch && !bytes.HasPrefix(line, rgContextPrefix) {
 		return nil
 	}
-	if isMatch && f.shown >= f.limit {
+	if isMatch && f.full() {
 		f.add(grepEvent{match: true})
 		return nil
 	}

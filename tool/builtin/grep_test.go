@@ -213,11 +213,25 @@ func TestGrepHugeFile(t *testing.T) {
 	if rg, err := exec.LookPath("rg"); err == nil {
 		regs["ripgrep"] = registry(t, Grep(w, GrepOptions{RipgrepPath: rg}))
 	}
+	got := map[string][]string{}
 	for name, reg := range regs {
 		res := call(t, reg, "grep", `{"pattern":"needle$","limit":5}`)
 		expect(t, res, false, "huge.txt:10:abcdefghij", "huge.txt:50:abcdefghij", "[5 matching lines shown; 49995 more matched.")
 		if len(res.Text()) > 1500 {
 			t.Fatalf("%s: output is %d bytes", name, len(res.Text()))
+		}
+		for _, q := range []string{`{"pattern":"needle$","limit":100000}`, `{"pattern":"needle$","context":3,"limit":100000}`} {
+			res := call(t, reg, "grep", q)
+			expect(t, res, false, "(the output is capped at about 15 KB)")
+			if len(res.Text()) > MaxResultBytes+300 {
+				t.Fatalf("%s %s: output is %d bytes", name, q, len(res.Text()))
+			}
+			got[name] = append(got[name], res.Text())
+		}
+	}
+	if rg, ok := got["ripgrep"]; ok {
+		if diff := cmp.Diff(rg, got["go"]); diff != "" {
+			t.Fatalf("backends differ at the output cap (-rg +go):\n%s", diff)
 		}
 	}
 }

@@ -26,7 +26,7 @@ type LsDetails struct {
 	Shown   int `json:"shown"`
 }
 
-const lsDescription = `List one directory of the workspace: entry names sorted, directories with a trailing /, symbolic links as name -> target, dotfiles included. Ignore files are not applied. At most limit entries are listed (default 500); the result says how many more there are.
+const lsDescription = `List one directory of the workspace: entry names sorted, directories with a trailing /, symbolic links as name -> target, dotfiles included. Ignore files are not applied. At most limit entries (default 500, and about 15 KB) are listed; the result says how many more there are.
 
 Use ls instead of ls in bash. Use find to search a whole tree by name, read to see a file.`
 
@@ -74,7 +74,12 @@ func ls(ctx context.Context, w Workspace, in lsArgs) (tool.Result, error) {
 		return tool.Result{Content: tool.Text(fmt.Sprintf("(%s is empty)", shown)).Content, Details: d}, nil
 	}
 	var b strings.Builder
-	for _, e := range entries[:d.Shown] {
+	capped := false
+	for i, e := range entries[:d.Shown] {
+		if b.Len() > MaxResultBytes-300 {
+			d.Shown, capped = i, true
+			break
+		}
 		name := e.Name()
 		switch t := e.Type(); {
 		case t&fs.ModeSymlink != 0:
@@ -92,7 +97,10 @@ func ls(ctx context.Context, w Workspace, in lsArgs) (tool.Result, error) {
 			b.WriteString(name + "\n")
 		}
 	}
-	if d.Entries > d.Shown {
+	switch {
+	case capped:
+		fmt.Fprintf(&b, "[%d of %d entries listed (the output is capped at about %d KB); use find with a pattern]\n", d.Shown, d.Entries, MaxResultBytes/1000)
+	case d.Entries > d.Shown:
 		fmt.Fprintf(&b, "[%d of %d entries listed; raise limit, or use find with a pattern]\n", d.Shown, d.Entries)
 	}
 	return tool.Result{Content: tool.Text(strings.TrimSuffix(b.String(), "\n")).Content, Details: d}, nil

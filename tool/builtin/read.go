@@ -25,7 +25,7 @@ const (
 	ReadDefaultLimit = 2000
 	// ReadMaxBytes caps the text of one read result; the footer says
 	// where to continue.
-	ReadMaxBytes = 50_000
+	ReadMaxBytes = MaxResultBytes
 	// ReadMaxLineLength is the length in bytes past which a line is cut.
 	ReadMaxLineLength = 2000
 	// ReadMaxImageBytes is the largest image read returns.
@@ -51,7 +51,7 @@ type ReadDetails struct {
 
 const readDescription = `Read a file from the workspace.
 
-Text is returned with line numbers (right-aligned, then a tab); the numbers and the tab are not part of the file. At most 2000 lines (or about 50 KB) are returned per call, starting at offset (1-based, default 1); when more lines remain, a footer says which offset to pass next. Lines longer than 2000 bytes are cut with a marker.
+Text is returned with line numbers (right-aligned, then a tab); the numbers and the tab are not part of the file. At most 2000 lines (or about 15 KB) are returned per call, starting at offset (1-based, default 1); when more lines remain, a footer says which offset to pass next. Lines longer than 2000 bytes are cut with a marker.
 Images (PNG, JPEG, GIF, WebP; at most 5 MB) are returned as images you can see. Other binary files are refused.
 
 Use read instead of cat, head, tail or sed in bash. Use ls for a directory, find to locate files by name, grep to search contents.`
