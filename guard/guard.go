@@ -123,10 +123,8 @@ type Guard struct {
 	// cascade: the tool (and bash command) of the current streak.
 	casTool, casSub string
 	casN            int
-	// error_retry: the failing call of the current streak.
-	errKey  uint64
-	errN    int
-	errText string
+	// error_retry: the current streak of identical failures, by tool.
+	errs map[string]*errStreak
 	// read_cache by resolved path.
 	files map[string]*fileViews
 	// loop detectors: a ring of the latest calls.
@@ -146,7 +144,7 @@ func New(opts Options) *Guard {
 	if opts.Config != nil {
 		cfg = *opts.Config
 	}
-	g := &Guard{s: resolve(cfg), opts: opts, bash: map[string]*bashInfo{}, files: map[string]*fileViews{}}
+	g := &Guard{s: resolve(cfg), opts: opts, bash: map[string]*bashInfo{}, files: map[string]*fileViews{}, errs: map[string]*errStreak{}}
 	g.hist = make([]record, g.s.history)
 	names := opts.Tools
 	if names == nil {
@@ -265,17 +263,7 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	switch {
-	case ran && res.IsError:
-		if g.errN > 0 && g.errKey == key {
-			g.errN++
-		} else {
-			g.errKey, g.errN = key, 1
-		}
-		g.errText = errorLine(text)
-	case ran || d.Action == Cached:
-		g.errN = 0
-	}
+	g.trackErrors(c, key, ran, d.Action == Cached, res.IsError, text, bi)
 	if ran {
 		switch c.Tool {
 		case "read":

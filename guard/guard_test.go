@@ -122,6 +122,7 @@ func TestErrorRetry(t *testing.T) {
 	okSame := step{tool: "bash", args: `{"command":"go test ./..."}`, result: "ok"}
 	failOther := step{tool: "bash", args: `{"command":"go test ./pkg"}`, result: "FAIL", isErr: true}
 	edit := step{tool: "edit", args: `{"path":"x.go","edits":[]}`, result: "edited"}
+	grepFail := step{tool: "grep", args: `{"pattern":"x","path":"notes.txt"}`, result: "notes.txt: no such file", isErr: true}
 	tests := []struct {
 		name  string
 		cfg   *Config
@@ -135,6 +136,12 @@ func TestErrorRetry(t *testing.T) {
 		{"success resets", nil, []step{fail, okSame, fail}, fail, "allow"},
 		{"different arguments reset", nil, []step{fail, failOther, fail}, fail, "allow"},
 		{"a successful edit in between resets", nil, []step{fail, fail, edit}, fail, "allow"},
+		{"a read in between does not reset", nil, []step{fail, {tool: "read", args: `{"path":"x.go"}`, result: "code"}, fail,
+			{tool: "read", args: `{"path":"y.go"}`, result: "code"}}, fail, "block:error_retry"},
+		{"another tool failing in between does not reset", nil, []step{fail, {tool: "grep", args: `{"pattern":"("}`, result: "bad regex", isErr: true}, fail}, fail, "block:error_retry"},
+		{"a failed edit in between does not reset", nil, []step{fail, {tool: "edit", args: `{"path":"x.go"}`, result: "no match", isErr: true}, fail}, fail, "block:error_retry"},
+		{"a modifying bash command in between resets", nil, []step{grepFail, grepFail, {tool: "bash", args: `{"command":"touch notes.txt"}`, result: ""}}, grepFail, "allow"},
+		{"a read-only bash command in between does not reset", nil, []step{grepFail, grepFail, {tool: "bash", args: `{"command":"ls -la | wc -l"}`, result: "3"}}, grepFail, "block:error_retry"},
 		{"different arguments are not blocked", nil, []step{fail, fail}, failOther, "allow"},
 		{"keys in another order are the same call", nil, []step{
 			{tool: "grep", args: `{"pattern":"x","path":"a"}`, result: "no such file", isErr: true},
