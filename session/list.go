@@ -32,6 +32,10 @@ type Info struct {
 	// FirstMessage is the start of the first user message's text (at
 	// most PreviewLen runes, on one line).
 	FirstMessage string
+	// Issues counts the damaged lines the listing noticed: a torn last
+	// line and lines that are not JSON objects. (Entries that are valid
+	// JSON but not valid entries are found by ReadFile and Open.)
+	Issues int
 }
 
 // PreviewLen bounds Info.FirstMessage, in runes.
@@ -75,8 +79,8 @@ func List(dir string) ([]Info, error) {
 
 // Stat describes one session file (see List). It reads the whole file
 // but decodes only what it needs: the header, the type of each entry, the
-// first user message and session_info entries. Entry counts are of lines
-// that look like entries; damage is found by ReadFile and Open, not here.
+// first user message and session_info entries; other lines are only
+// checked to be JSON objects.
 func Stat(path string) (Info, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -89,6 +93,7 @@ func Stat(path string) (Info, error) {
 	}
 	info := Info{Path: path, Modified: fi.ModTime()}
 	first := true
+	var sc scanner
 	err = eachLine(f, func(line []byte, _, _ int64, complete, tooLong bool) error {
 		if first {
 			first = false
@@ -100,12 +105,23 @@ func Stat(path string) (Info, error) {
 			return nil
 		}
 		if tooLong {
+			info.Issues++
+			return nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
 			return nil
 		}
 		typ, ok := peekType(line)
+		if ok && complete {
+			sc.b, sc.i = line, 0
+			ok = sc.skip(0)
+			sc.ws()
+			ok = ok && sc.i == len(line)
+		}
 		if !ok || !complete {
 			e, err := DecodeEntry(line)
 			if err != nil {
+				info.Issues++
 				return nil
 			}
 			typ = e.Type

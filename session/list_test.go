@@ -47,7 +47,7 @@ func TestList(t *testing.T) {
 	b := mk("bbbb2222", base.Add(time.Hour), base.Add(time.Hour), func(s *Session) {
 		s.Append(Entry{Type: TypeModelChange, Model: "m"})
 	})
-	b.Entries = 1
+	b.Entries, b.Issues = 1, 1 // the torn line appended below
 	long := make([]rune, 300)
 	for i := range long {
 		long[i] = 'é'
@@ -57,6 +57,9 @@ func TestList(t *testing.T) {
 		s.AppendMessage(llm.UserText(string(long)))
 	})
 	c.Entries, c.Messages, c.FirstMessage = 2, 2, string(long[:PreviewLen-1])+"…"
+	appendBytes(t, c.Path, "not json\n{\"type\":\"custom\",\"id\":\"x1\",\"kind\":\"k\"\n") // two damaged lines
+	os.Chtimes(c.Path, c.Modified, c.Modified)
+	c.Issues = 2
 	// A fork, and things that are not sessions.
 	src, _ := Open(a.Path, Options{})
 	f, err := src.Fork(src.Leaf(), Options{SessionID: "dddd4444", Now: func() time.Time { return base }})
