@@ -2,19 +2,12 @@ package builtin
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 )
-
-// errSkipDir, returned by a walk callback for a directory, skips it.
-var errSkipDir = errors.New("skip this directory")
-
-// errStopWalk, returned by a walk callback, ends the walk without error.
-var errStopWalk = errors.New("stop the walk")
 
 // walkEntry is one entry found by walk.
 type walkEntry struct {
@@ -42,14 +35,14 @@ type walkOptions struct {
 }
 
 // walk visits the tree under start (an absolute directory inside root)
-// depth first, each directory's entries in byte order of their names (so
-// paths come sorted component by component, as ripgrep --sort path
-// gives them), without following symbolic links. It
-// skips .git and whatever the ignore files (.gitignore, .ignore,
-// .rgignore, and .git/info/exclude at the root) of root, start and the
-// directories between exclude. The start directory itself is never
-// skipped. Directories that cannot be read are passed over. fn is called
-// for every other entry.
+// depth first, each directory's entries in byte order of their names, so
+// paths come sorted component by component as ripgrep --sort path gives
+// them. It follows no symbolic links, skips .git, and skips what the
+// ignore files (.gitignore, .ignore, .rgignore, and .git/info/exclude at
+// the root) of root, start and the directories between exclude. The
+// start directory itself is never skipped. Directories that cannot be
+// read are passed over. fn is called for every other entry; an error it
+// returns ends the walk.
 func walk(ctx context.Context, root, start string, o walkOptions, fn func(walkEntry) error) error {
 	startRel := ""
 	if start != root {
@@ -65,11 +58,7 @@ func walk(ctx context.Context, root, start string, o walkOptions, fn func(walkEn
 			ig = ig.enter(filepath.Join(root, filepath.FromSlash(dir)), dir, nil)
 		}
 	}
-	err := walkDir(ctx, start, startRel, ig, o, fn)
-	if errors.Is(err, errStopWalk) {
-		return nil
-	}
-	return err
+	return walkDir(ctx, start, startRel, ig, o, fn)
 }
 
 func walkDir(ctx context.Context, abs, dirRel string, ig ignorer, o walkOptions, fn func(walkEntry) error) error {
@@ -105,11 +94,7 @@ func walkDir(ctx context.Context, abs, dirRel string, ig ignorer, o walkOptions,
 			continue
 		}
 		childAbs := filepath.Join(abs, name)
-		err := fn(walkEntry{rel: r, abs: childAbs, d: e})
-		if errors.Is(err, errSkipDir) {
-			continue
-		}
-		if err != nil {
+		if err := fn(walkEntry{rel: r, abs: childAbs, d: e}); err != nil {
 			return err
 		}
 		if isDir {
