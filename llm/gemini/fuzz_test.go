@@ -87,7 +87,21 @@ func FuzzScanner(f *testing.F) {
 		`"\ud800"`, `"\udc00\ud800x"`, `01`, `1.`, `-`, `"\x01"`, `[1,]`, `{"a" 1}`, ` "x" `, `"\/\b\f\r\t\""`} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(`"a long string with \"escapes\" placed past the first eight bytes \u00e9 and more"`))
+	f.Add([]byte("\"high bytes \xa2\xdc\xff\x80 then a quote\""))
 	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range len(b) + 1 {
+			want := len(b)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; c < 0x20 || c == '"' || c == '\\' {
+					want = j
+					break
+				}
+			}
+			if got := nextSpecial(b, i); got != want {
+				t.Fatalf("nextSpecial(%q, %d) = %d, want %d", b, i, got, want)
+			}
+		}
 		var s scanner
 		s.reset(b)
 		s.skip()

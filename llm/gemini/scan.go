@@ -1,8 +1,9 @@
 package gemini
 
 import (
-	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -150,40 +151,50 @@ func (s *scanner) str() []byte {
 	s.pos++
 	start := s.pos
 	d := s.data
-	// Short strings (keys, enum values) are scanned in place; the rest of
-	// a longer one with vectorised searches for the closing quote and for
-	// any escape before it.
-	from := min(start+24, len(d))
-	for i := start; i < from; i++ {
-		switch c := d[i]; {
-		case c == '"':
-			s.pos = i + 1
-			return d[start:i]
-		case c == '\\':
-			return s.strEscaped(start, i)
-		case c < 0x20:
-			s.pos = i
-			s.fail("control character in string")
-			return nil
-		}
-	}
-	q := bytes.IndexByte(d[from:], '"')
-	if q < 0 {
+	i := nextSpecial(d, start)
+	switch {
+	case i >= len(d):
 		s.fail("unterminated string")
 		return nil
+	case d[i] == '"':
+		s.pos = i + 1
+		return d[start:i]
+	case d[i] == '\\':
+		return s.strEscaped(start, i)
 	}
-	end := from + q
-	if e := bytes.IndexByte(d[from:end], '\\'); e >= 0 {
-		return s.strEscaped(start, from+e)
-	}
-	for _, c := range d[from:end] {
-		if c < 0x20 {
-			s.fail("control character in string")
-			return nil
+	s.pos = i
+	s.fail("control character in string")
+	return nil
+}
+
+// Constants for scanning eight bytes at a time.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// nextSpecial returns the index of the first byte at or after i that ends
+// a run of plain string content: a quote, a backslash or a control
+// character; len(d) when there is none. It tests eight bytes per step.
+func nextSpecial(d []byte, i int) int {
+	for ; i+8 <= len(d); i += 8 {
+		x := binary.LittleEndian.Uint64(d[i:])
+		q := x ^ (ones * '"')
+		b := x ^ (ones * '\\')
+		// A byte is flagged when it is below 0x20, or zero after one of the
+		// xors (a quote or a backslash); bytes from 0x80 up never are. A
+		// borrow can flag a byte above a match, never below one, so the
+		// lowest flagged byte is always a true match.
+		if m := ((x-ones*0x20)&^x | (q-ones)&^q | (b-ones)&^b) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
-	s.pos = end + 1
-	return d[start:end]
+	for ; i < len(d); i++ {
+		if c := d[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return len(d)
 }
 
 // strOrNull reads a string, treating null as empty.
@@ -211,10 +222,7 @@ func (s *scanner) strEscaped(start, i int) []byte {
 			s.fail("control character in string")
 			return nil
 		case c != '\\':
-			j := i + 1
-			for j < len(d) && d[j] != '"' && d[j] != '\\' && d[j] >= 0x20 {
-				j++
-			}
+			j := nextSpecial(d, i+1)
 			s.arena = append(s.arena, d[i:j]...)
 			i = j
 			continue
@@ -293,7 +301,7 @@ func hex4(d []byte, i int) (rune, bool) {
 func (s *scanner) skipStr() {
 	s.pos++ // opening quote, checked by the caller
 	d := s.data
-	for i := s.pos; i < len(d); i++ {
+	for i := nextSpecial(d, s.pos); i < len(d); i = nextSpecial(d, i+1) {
 		switch c := d[i]; {
 		case c == '"':
 			s.pos = i + 1
