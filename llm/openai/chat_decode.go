@@ -228,7 +228,7 @@ func (d *chatDecoder) end(sawDone bool) {
 		return
 	}
 	switch d.finish {
-	case "length":
+	case "length", "max_tokens": // the latter from some compatible servers
 		d.e.Finish(llm.StopLength)
 	case "content_filter":
 		d.e.Fail(&llm.Error{Code: llm.CodeUnknown, Provider: d.provider,
