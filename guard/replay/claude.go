@@ -79,7 +79,7 @@ func (d *claudeDecoder) line(n int, p *probe) error {
 		jsonx.MembersValid(b, func(k, v []byte) bool {
 			switch string(k) {
 			case "type":
-				typ, _ = jsonx.StringValid(v)
+				typ = word(v)
 			case "id":
 				bid, _ = jsonx.StringValid(v)
 			case "name":

@@ -42,7 +42,7 @@ func (d *messageDecoder) line(n int, p *probe) error {
 	if !jsonx.MembersValid(p.Message, func(k, v []byte) bool {
 		switch string(k) {
 		case "role":
-			role, _ = jsonx.StringValid(v)
+			role = word(v)
 		case "content":
 			content = v
 		case "tool_call_id", "toolCallId":
@@ -67,7 +67,7 @@ func (d *messageDecoder) line(n int, p *probe) error {
 			if !jsonx.MembersValid(b, func(k, v []byte) bool {
 				switch string(k) {
 				case "type":
-					typ, _ = jsonx.StringValid(v)
+					typ = word(v)
 				case "id":
 					id, _ = jsonx.StringValid(v)
 				case "name":
@@ -120,7 +120,7 @@ func contentText(raw []byte) string {
 		jsonx.MembersValid(el, func(k, v []byte) bool {
 			switch string(k) {
 			case "type":
-				typ, _ = jsonx.StringValid(v)
+				typ = word(v)
 			case "text":
 				text, _ = jsonx.StringValid(v)
 			}

@@ -154,7 +154,7 @@ func (p *probe) scan(line []byte) bool {
 	return jsonx.Members(line, func(k, v []byte) bool {
 		switch string(k) {
 		case "type":
-			p.Type, _ = jsonx.StringValid(v)
+			p.Type = word(v)
 		case "message":
 			p.Message = v
 		case "version":
@@ -162,7 +162,7 @@ func (p *probe) scan(line []byte) bool {
 		case "created":
 			p.Created = v
 		case "subtype":
-			p.Subtype, _ = jsonx.StringValid(v)
+			p.Subtype = word(v)
 		case "tools":
 			p.Tools = v
 		case "isSidechain":
@@ -184,6 +184,49 @@ func (p *probe) scan(line []byte) bool {
 		}
 		return true
 	})
+}
+
+// word decodes a short JSON string such as a type or role, without
+// allocating for the values the decoders compare against.
+func word(v []byte) string {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		switch string(v[1 : len(v)-1]) {
+		case "session":
+			return "session"
+		case "message":
+			return "message"
+		case "message_end":
+			return "message_end"
+		case "assistant":
+			return "assistant"
+		case "user":
+			return "user"
+		case "system":
+			return "system"
+		case "result":
+			return "result"
+		case "init":
+			return "init"
+		case "tool_call":
+			return "tool_call"
+		case "toolCall":
+			return "toolCall"
+		case "tool_use":
+			return "tool_use"
+		case "tool_result":
+			return "tool_result"
+		case "toolResult":
+			return "toolResult"
+		case "text":
+			return "text"
+		case "tools_change":
+			return "tools_change"
+		case "thinking":
+			return "thinking"
+		}
+	}
+	s, _ := jsonx.StringValid(v)
+	return s
 }
 
 // tools decodes the "tools" list of a line, if it is a list of names.

@@ -7,6 +7,7 @@ package jsonx
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -315,28 +316,28 @@ func unescape(inner []byte) string {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
-	out := make([]byte, 0, len(inner))
+	var out strings.Builder
+	out.Grow(len(inner))
+	valid := utf8.Valid(inner)
 	for i := 0; i < len(inner); {
-		// Copy the run up to the next escape in one go when it is valid
-		// UTF-8.
-		j := bytes.IndexByte(inner[i:], '\\')
-		if j < 0 {
-			j = len(inner) - i
+		// Copy the run up to the next escape in one go (rune by rune when
+		// the text is not valid UTF-8).
+		start := i
+		for i < len(inner) && inner[i] != '\\' {
+			i++
 		}
-		if run := inner[i : i+j]; utf8.Valid(run) {
-			out = append(out, run...)
-			i += j
+		if run := inner[start:i]; valid {
+			out.Write(run)
 		} else {
 			for k := 0; k < len(run); {
 				r, size := utf8.DecodeRune(run[k:])
 				if r == utf8.RuneError && size == 1 {
-					out = utf8.AppendRune(out, utf8.RuneError)
+					out.WriteRune(utf8.RuneError)
 				} else {
-					out = append(out, run[k:k+size]...)
+					out.Write(run[k : k+size])
 				}
 				k += size
 			}
-			i += j
 		}
 		if i >= len(inner) {
 			break
@@ -347,18 +348,19 @@ func unescape(inner []byte) string {
 		}
 		switch inner[i] {
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			if i+4 >= len(inner) {
-				return string(utf8.AppendRune(out, utf8.RuneError)) // only for unchecked input
+				out.WriteRune(utf8.RuneError) // only for unchecked input
+				return out.String()
 			}
 			r := rune(hexVal(inner[i+1 : i+5]))
 			i += 4
@@ -375,13 +377,13 @@ func unescape(inner []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 		default: // " \ /
-			out = append(out, inner[i])
+			out.WriteByte(inner[i])
 		}
 		i++
 	}
-	return string(out)
+	return out.String()
 }
 
 func hexVal(b []byte) uint32 {
