@@ -55,7 +55,7 @@ func newAgent(e *env, o *runOptions, sess *session.Session, noSession bool) (*ag
 		System:     systemPrompt(ws, reg, time.Now()),
 		Tools:      reg,
 		Thinking:   thinkingLevel(o.thinking),
-		Middleware: guardMiddleware(e, ws),
+		Middleware: guardMiddleware(e, ws, reg),
 		Limit:      limitOptions(ws),
 		Stop:       harness.StopPolicy{MaxTurns: maxTurns},
 	}

@@ -24,7 +24,8 @@ func newDemoCmd(e *env) *cobra.Command {
 		Short: "Run an offline scripted session on real files (no model or API key needed)",
 		Long: `Run a scripted session that shows what a harness does, with no model and no API
 key: in a fresh workspace the scripted model lists the files, reads two of them
-at once, fixes a bug with edit, runs the tests with bash, gets a long output back
+at once, tries to cat a file through bash (a guard stops that and points it to
+the read tool), fixes a bug with edit, runs the tests with bash, gets a long output back
 (cut to its head and tail, the full log saved under .rein/output/), searches the
 saved log, and finishes. Every tool call is real: real files, real processes.`,
 		Args: cobra.NoArgs,
@@ -101,6 +102,8 @@ func demoScript() []faux.Reply {
 			"I'll start by looking at the project.", call("ls", `{}`)),
 		reply("", "Reading the script and its tests together.",
 			call("read", `{"path": "greet.sh"}`), call("read", `{"path": "test.sh"}`)),
+		reply("", "And a quick look at the README.", call("bash", `{"command": "cat README.md"}`)),
+		reply("The guard says to use the read tool for viewing files.", "", call("read", `{"path": "README.md"}`)),
 		reply("greet.sh prints \"Helo\" but the tests expect \"Hello\": a typo on line 4.",
 			"Found it: a typo in the greeting. Fixing it.",
 			call("edit", `{"path": "greet.sh", "edits": [{"old_text": "echo \"Helo, ", "new_text": "echo \"Hello, "}]}`)),
@@ -185,7 +188,7 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 	provider := faux.New(demoScript()...)
 	provider.IDPrefix = "call_"
 	cfg := agent.Config{Settings: agent.Settings{
-		Provider: provider, Model: model, Tools: reg, Middleware: middleware(e, ws, model),
+		Provider: provider, Model: model, Tools: reg, Middleware: middleware(e, ws, reg, model),
 		System: systemPrompt(ws, reg, time.Now()),
 	}}
 	var end agent.Event

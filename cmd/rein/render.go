@@ -138,7 +138,7 @@ func (p *printer) result(ev agent.Event) {
 			}
 		}
 		if n > max(show, 3) && r.IsError {
-			fmt.Fprintf(p.info, "      %s\n", p.style(ansiDim, fmt.Sprintf("… %d more lines", n-max(show, 3))))
+			fmt.Fprintf(p.info, "      %s\n", p.style(ansiDim, fmt.Sprintf("… %d more line%s", n-max(show, 3), plural(n-max(show, 3)))))
 		}
 		return
 	}
@@ -150,7 +150,7 @@ func (p *printer) result(ev agent.Event) {
 		fmt.Fprintf(p.info, "      %s\n", p.style(ansiDim, l))
 	}
 	if n > show && show > 1 {
-		fmt.Fprintf(p.info, "      %s\n", p.style(ansiDim, fmt.Sprintf("… %d more lines", n-show)))
+		fmt.Fprintf(p.info, "      %s\n", p.style(ansiDim, fmt.Sprintf("… %d more line%s", n-show, plural(n-show))))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/llm/failover"
@@ -85,14 +86,21 @@ func limitOptions(ws builtin.Workspace) tool.LimitOptions {
 
 // middleware is the tool middleware chain of a bare agent.Run (the
 // harness builds its own from the same parts).
-func middleware(e *env, ws builtin.Workspace, model llm.Model) []tool.Middleware {
+func middleware(e *env, ws builtin.Workspace, reg *tool.Registry, model llm.Model) []tool.Middleware {
 	limit := limitOptions(ws)
 	limit.ContextWindow = model.ContextWindow
-	return append(guardMiddleware(e, ws), tool.Timeout(tool.DefaultTimeout), tool.Limit(limit))
+	return append(guardMiddleware(e, ws, reg), tool.Limit(limit), tool.Timeout(tool.DefaultTimeout))
 }
 
-// guardMiddleware returns the guards rein runs with by default.
-func guardMiddleware(e *env, ws builtin.Workspace) []tool.Middleware { return nil }
+// guardMiddleware returns the guards, on by default, configured by the
+// workspace's .rein/harness-config.json (or .pi/harness-config.json). A
+// broken config file is reported once and the defaults are used.
+func guardMiddleware(e *env, ws builtin.Workspace, reg *tool.Registry) []tool.Middleware {
+	loader := &guard.Loader{Warn: func(msg string) { fmt.Fprintln(e.stderr, "rein: warning:", msg) }}
+	cfg := loader.Load(ws.Root)
+	g := guard.New(guard.Options{Config: &cfg, Workdir: ws.Root, Tools: reg.Names()})
+	return []tool.Middleware{g.Middleware()}
+}
 
 func thinkingLevel(s string) llm.ThinkingLevel { return llm.ThinkingLevel(s) }
 
