@@ -166,7 +166,8 @@ func (s *lineScanner) block(ctx context.Context, data []byte) (more bool, err er
 			}
 		}
 		known := false // the line is known to match
-		if s.context == 0 && s.pre != nil {
+		counting := s.full()
+		if (s.context == 0 || counting) && s.pre != nil {
 			// Jump to the line of the next possible match. A match that
 			// stays within one line is a match of that line.
 			loc := s.pre.FindIndex(data[pos:])
@@ -187,16 +188,17 @@ func (s *lineScanner) block(ctx context.Context, data []byte) (more bool, err er
 		pos = next
 		s.lineNo++
 		switch {
+		case counting:
+			// Only the number of matching lines is still wanted.
+			if known || s.re.Match(line) {
+				s.emit(grepEvent{path: s.rel, line: s.lineNo, match: true})
+			}
 		case known || s.re.Match(line):
 			for _, p := range s.before {
 				s.emit(grepEvent{path: s.rel, line: p.line, text: string(p.text)})
 			}
 			s.before = s.before[:0]
-			ev := grepEvent{path: s.rel, line: s.lineNo, match: true}
-			if !s.full() {
-				ev.text = string(line)
-			}
-			s.emit(ev)
+			s.emit(grepEvent{path: s.rel, line: s.lineNo, text: string(line), match: true})
 			s.after = s.context
 		case s.after > 0:
 			s.emit(grepEvent{path: s.rel, line: s.lineNo, text: string(line)})
