@@ -23,12 +23,27 @@ func (g *Guard) decideErrorRetry(c *Call, key uint64) (Decision, bool) {
 	if !g.on(RuleErrorRetry) || g.s.retries <= 0 || st == nil || st.key != key || st.n < g.s.retries {
 		return Decision{}, false
 	}
+	failed := "failed " + times(st.n) + " in a row"
+	if st.n == 1 {
+		failed = "failed"
+	}
 	return Decision{
 		Action: Block,
 		Rule:   RuleErrorRetry,
-		Message: "[guard error_retry] This exact " + describe(c) + " call failed " + strconv.Itoa(st.n) +
-			" times in a row (last error: " + st.text + "). It was not run again: change the arguments or try a different approach.",
+		Message: "[guard error_retry] This exact " + describe(c) + " call " + failed + " (last error: " + st.text +
+			"). It was not run again: change the arguments or try a different approach.",
 	}, true
+}
+
+// times says how often: "once", "twice", "3 times".
+func times(n int) string {
+	switch n {
+	case 1:
+		return "once"
+	case 2:
+		return "twice"
+	}
+	return strconv.Itoa(n) + " times"
 }
 
 // trackErrors updates the streaks after a call. Called with g.mu held.

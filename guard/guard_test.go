@@ -161,7 +161,7 @@ func TestErrorRetry(t *testing.T) {
 				t.Fatalf("verdict = %s, want %s (%q)", got, tt.want, res.Text())
 			}
 			if tt.want == "block:error_retry" {
-				for _, w := range []string{"failed 2 times", "different approach"} {
+				for _, w := range []string{"failed twice in a row", "different approach"} {
 					if !strings.Contains(res.Text(), w) {
 						t.Errorf("message %q lacks %q", res.Text(), w)
 					}
