@@ -30,6 +30,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
@@ -114,8 +115,20 @@ func New(o Options) (*Harness, error) {
 	default:
 		return nil, errorf(CodeConfig, op, "unknown stop mode %q; use %q or %q", o.Stop.Mode, Interactive, Strict)
 	}
+	mw := o.Middleware
+	if !o.NoGuards {
+		g := o.Guard
+		if g == nil {
+			var names []string
+			if o.Tools != nil {
+				names = o.Tools.Names()
+			}
+			g = guard.New(guard.Options{Workdir: o.Limit.Workdir, Tools: names})
+		}
+		mw = append([]tool.Middleware{g.Middleware()}, mw...)
+	}
 	h := &Harness{
-		store: o.Store, hooks: o.Hooks, stop: o.Stop, mw: o.Middleware,
+		store: o.Store, hooks: o.Hooks, stop: o.Stop, mw: mw,
 		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),
 	}

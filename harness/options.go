@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
@@ -32,10 +33,16 @@ type Options struct {
 	// metadata, session id, provider extras, payload callback).
 	StreamOptions llm.Options
 
-	// Middleware wraps every tool call (guards, permissions). The chain is,
+	// Guard stops wasted tool calls before they run (see package guard).
+	// Guards are on by default: nil means a guard with the default rules,
+	// resolving read paths against Limit.Workdir. One guard serves every
+	// prompt of the harness. NoGuards turns them off.
+	Guard    *guard.Guard
+	NoGuards bool
+	// Middleware wraps every tool call (permissions, say). The chain is,
 	// outermost first: the hooks' tool middleware (tool_call, tool_result),
-	// Middleware in order, tool.Limit(Limit), tool.Timeout(ToolTimeout),
-	// the tool.
+	// the guard, Middleware in order, tool.Limit(Limit),
+	// tool.Timeout(ToolTimeout), the tool.
 	Middleware []tool.Middleware
 	// Limit configures the output limit; a zero ContextWindow takes the
 	// window of the turn's model.

@@ -50,14 +50,14 @@ func newAgent(e *env, o *runOptions, sess *session.Session, noSession bool) (*ag
 		maxTurns = -1
 	}
 	opts := harness.Options{
-		Provider:   provider,
-		Model:      model,
-		System:     systemPrompt(ws, reg, time.Now()),
-		Tools:      reg,
-		Thinking:   thinkingLevel(o.thinking),
-		Middleware: guardMiddleware(e, ws, reg),
-		Limit:      limitOptions(ws),
-		Stop:       harness.StopPolicy{MaxTurns: maxTurns},
+		Provider: provider,
+		Model:    model,
+		System:   systemPrompt(ws, reg, time.Now()),
+		Tools:    reg,
+		Thinking: thinkingLevel(o.thinking),
+		Guard:    newGuard(e, ws, reg),
+		Limit:    limitOptions(ws),
+		Stop:     harness.StopPolicy{MaxTurns: maxTurns},
 	}
 	if sess != nil {
 		opts.Store = sess

@@ -89,17 +89,16 @@ func limitOptions(ws builtin.Workspace) tool.LimitOptions {
 func middleware(e *env, ws builtin.Workspace, reg *tool.Registry, model llm.Model) []tool.Middleware {
 	limit := limitOptions(ws)
 	limit.ContextWindow = model.ContextWindow
-	return append(guardMiddleware(e, ws, reg), tool.Limit(limit), tool.Timeout(tool.DefaultTimeout))
+	return []tool.Middleware{newGuard(e, ws, reg).Middleware(), tool.Limit(limit), tool.Timeout(tool.DefaultTimeout)}
 }
 
-// guardMiddleware returns the guards, on by default, configured by the
+// newGuard returns the guards, on by default, configured by the
 // workspace's .rein/harness-config.json (or .pi/harness-config.json). A
 // broken config file is reported once and the defaults are used.
-func guardMiddleware(e *env, ws builtin.Workspace, reg *tool.Registry) []tool.Middleware {
+func newGuard(e *env, ws builtin.Workspace, reg *tool.Registry) *guard.Guard {
 	loader := &guard.Loader{Warn: func(msg string) { fmt.Fprintln(e.stderr, "rein: warning:", msg) }}
 	cfg := loader.Load(ws.Root)
-	g := guard.New(guard.Options{Config: &cfg, Workdir: ws.Root, Tools: reg.Names()})
-	return []tool.Middleware{g.Middleware()}
+	return guard.New(guard.Options{Config: &cfg, Workdir: ws.Root, Tools: reg.Names()})
 }
 
 func thinkingLevel(s string) llm.ThinkingLevel { return llm.ThinkingLevel(s) }

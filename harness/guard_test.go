@@ -1,0 +1,46 @@
+package harness
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/tool"
+)
+
+// Guards are on by default: a bash cat is redirected to the read tool
+// without running; NoGuards turns them off.
+func TestGuardsOnByDefault(t *testing.T) {
+	ran := 0
+	bash := &tool.Tool{Name: "bash", Schema: []byte(`{"type":"object","properties":{"command":{"type":"string"}}}`),
+		Run: func(context.Context, *tool.Call) tool.Result { ran++; return tool.Text("contents") }}
+	read := &tool.Tool{Name: "read", Schema: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`),
+		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text("contents") }}
+	reg, err := tool.NewRegistry(bash, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, off := range []bool{false, true} {
+		ran = 0
+		p := faux.New(faux.Calls("", faux.Call("bash", `{"command":"cat notes.txt"}`)), faux.Text("done"))
+		h, err := New(Options{Provider: p, Model: faux.Model(), Tools: reg, NoGuards: off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := h.Prompt(context.Background(), "show notes.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		result := res.Messages[2]
+		if off {
+			if ran != 1 || result.IsError {
+				t.Fatalf("NoGuards: bash ran %d times, result %q", ran, result.Text())
+			}
+			continue
+		}
+		if ran != 0 || !result.IsError || !strings.Contains(result.Text(), "read tool") {
+			t.Fatalf("default: bash ran %d times, result %q", ran, result.Text())
+		}
+	}
+}
