@@ -48,6 +48,10 @@ func (s *scanner) ws() {
 // next skips whitespace and reports whether the next byte is c, consuming
 // it if so.
 func (s *scanner) next(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c { // compact JSON, the usual case
+		s.i++
+		return true
+	}
 	s.ws()
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
@@ -57,6 +61,9 @@ func (s *scanner) next(c byte) bool {
 }
 
 func (s *scanner) peek() byte {
+	if s.i < len(s.b) && s.b[s.i] > ' ' {
+		return s.b[s.i]
+	}
 	s.ws()
 	if s.i < len(s.b) {
 		return s.b[s.i]
