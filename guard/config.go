@@ -359,6 +359,9 @@ func resolve(c Config) settings {
 			s.cascade[name] = t.CascadeThreshold
 		}
 	}
+	if s.off[RulePassthrough] {
+		clear(s.pass) // no tool is exempt
+	}
 	// The window must hold enough calls for every threshold to be reached.
 	s.history = max(s.history, s.breaker-1, s.critical-1, s.warn-1, 2)
 	return s

@@ -361,6 +361,7 @@ func TestPassthrough(t *testing.T) {
 		{"ask_user failing is never blocked", nil, repeat(5, step{tool: "ask_user", args: `{}`, result: "no", isErr: true}), step{tool: "ask_user", args: `{}`}, "allow"},
 		{"configured tool passes", &Config{Tools: map[string]ToolConfig{"bash": {PassThrough: &yes}}}, nil, cat, "allow"},
 		{"exemption can be removed", &Config{Tools: map[string]ToolConfig{"ask_user": {PassThrough: &no}}}, repeat(8, ask), ask, "block:cascade"},
+		{"rule can be disabled", &Config{Disable: []string{RulePassthrough}}, repeat(8, ask), ask, "block:cascade"},
 		{"a passthrough call does not break a streak", nil, []step{
 			{tool: "read", args: `{"path":"x"}`, result: "e", isErr: true}, ask,
 			{tool: "read", args: `{"path":"x"}`, result: "e", isErr: true}, ask,
