@@ -104,8 +104,10 @@ type loader struct {
 	lineNo       int
 	headerLoaded bool
 	sc           scanner
-	// parentTree remembers, for the entry being decoded, whether the
-	// parent the decoder found is a tree entry (saves a lookup).
+	// parentID and parentTree remember, for the entry being decoded, the
+	// parent the fast decoder looked up and whether it is a tree entry
+	// (saves a second lookup when the decoded Parent is that one).
+	parentID   string
 	parentTree bool
 }
 
@@ -114,7 +116,7 @@ type loader struct {
 func (ld *loader) parent(id []byte) (string, bool) {
 	if i, ok := ld.l.index[string(id)]; ok {
 		e := ld.l.entries.at(i)
-		ld.parentTree = e.IsTree()
+		ld.parentID, ld.parentTree = e.ID, e.IsTree()
 		return e.ID, true
 	}
 	return "", false
@@ -228,7 +230,7 @@ func (ld *loader) tail(b []byte, start int64, path string) error {
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		e := ld.l.entries.grow()
-		ld.parentTree = false
+		ld.parentID, ld.parentTree = "", false
 		if ld.sc.decode(bytes.TrimRight(b, "\r"), e, ld.parent) == nil {
 			ld.l.noNewline = true
 			ld.l.size = start + int64(len(b))
@@ -286,7 +288,7 @@ func (ld *loader) line(b []byte, start int64, path string) error {
 		return nil // blank lines carry nothing
 	}
 	e := l.entries.grow()
-	ld.parentTree = false
+	ld.parentID, ld.parentTree = "", false
 	if err := ld.sc.decode(b, e, ld.parent); err != nil {
 		l.entries.shrink()
 		ld.corrupt(b, start, err)
@@ -319,7 +321,7 @@ func (ld *loader) add(e *Entry, start int64) {
 		return
 	}
 	if e.IsTree() && e.Parent != "" {
-		if !ld.parentTree && !l.isTree(e.Parent) {
+		if !(ld.parentTree && e.Parent == ld.parentID) && !l.isTree(e.Parent) {
 			orig := e.Parent
 			e.Parent = ld.ancestor(orig)
 			if l.reparented == nil {

@@ -238,6 +238,24 @@ func TestCorruptLineOnAnotherBranch(t *testing.T) {
 	}
 }
 
+// TestDuplicateKeys: a line with its parent given twice means the last
+// one, as encoding/json reads it; a missing last parent is repaired.
+func TestDuplicateKeys(t *testing.T) {
+	path, written := writeSession(t, "one", "two")
+	appendBytes(t, path, `{"type":"custom","id":"c1","parent":"`+written[1].ID+`","parent":"gone","kind":"k"}`+"\n"+
+		`{"type":"custom","id":"c2","parent":"gone","parent":"`+written[0].ID+`","kind":"k"}`+"\n")
+	_, entries, issues, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"reparented"}, issueKinds(issues)); diff != "" || issues[0].ID != "c1" {
+		t.Fatalf("issues %v", issues)
+	}
+	if entries[2].Parent != written[1].ID || entries[3].Parent != written[0].ID {
+		t.Fatalf("parents %q %q", entries[2].Parent, entries[3].Parent)
+	}
+}
+
 func TestDuplicateAndBadTarget(t *testing.T) {
 	path, written := writeSession(t, "one", "two")
 	b, _ := os.ReadFile(path)
