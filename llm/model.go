@@ -58,6 +58,8 @@ func (m *Model) AcceptsImages() bool {
 
 // ThinkingLevel is a provider-neutral reasoning effort. Providers map it
 // to effort names or token budgets and clamp it to what a model supports.
+// The empty level sends no reasoning setting, leaving the model's default;
+// ThinkingOff asks for none where the model allows it.
 type ThinkingLevel string
 
 // Thinking levels, from none to most.
@@ -75,8 +77,7 @@ func ThinkingLevels() []ThinkingLevel {
 	return []ThinkingLevel{ThinkingOff, ThinkingMinimal, ThinkingLow, ThinkingMedium, ThinkingHigh, ThinkingXHigh}
 }
 
-// Valid reports whether l is one of the known levels; the empty level
-// counts as off.
+// Valid reports whether l is one of the known levels or empty.
 func (l ThinkingLevel) Valid() bool {
 	if l == "" {
 		return true
@@ -89,5 +90,5 @@ func (l ThinkingLevel) Valid() bool {
 	return false
 }
 
-// Enabled reports whether any reasoning is requested.
+// Enabled reports whether reasoning is explicitly requested.
 func (l ThinkingLevel) Enabled() bool { return l != "" && l != ThinkingOff }

@@ -31,7 +31,7 @@ func newAgent(e *env, o *runOptions, sess *session.Session, noSession bool) (*ag
 	if err != nil {
 		return nil, err
 	}
-	reg, err := o.toolset(ws)
+	reg, err := o.toolset(e, ws)
 	if err != nil {
 		return nil, err
 	}

@@ -50,9 +50,16 @@ func (o *runOptions) workspace() (builtin.Workspace, error) {
 	return builtin.NewWorkspace(abs)
 }
 
-// toolset builds the registry named by the tools flag.
-func (o *runOptions) toolset(ws builtin.Workspace) (*tool.Registry, error) {
-	all, err := builtin.Registry(ws)
+// toolset builds the registry named by the tools flag. Commands run by
+// bash get the environment without the variables holding model API keys.
+func (o *runOptions) toolset(e *env, ws builtin.Workspace) (*tool.Registry, error) {
+	tools := builtin.Tools(ws)
+	for i, t := range tools {
+		if t.Name == "bash" {
+			tools[i] = builtin.Bash(ws, builtin.BashOptions{BaseEnv: commandEnv(os.Environ(), secretEnvNames(e, ws.Root))})
+		}
+	}
+	all, err := tool.NewRegistry(tools...)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +83,42 @@ func (o *runOptions) toolset(ws builtin.Workspace) (*tool.Registry, error) {
 		allow = []string{"coding"}
 	}
 	return all.Select(allow, deny)
+}
+
+// secretEnvNames lists the environment variables that hold model API
+// keys: those of the built-in providers and those the config files name.
+func secretEnvNames(e *env, workspace string) map[string]bool {
+	names := map[string]bool{}
+	for _, p := range catalog.BuiltinProviders() {
+		for _, k := range p.KeyEnv {
+			names[k] = true
+		}
+	}
+	if cfg, _, err := catalog.LoadConfig(workspace, e.getenv); err == nil && cfg != nil {
+		for _, pc := range cfg.Providers {
+			if pc.APIKeyEnv != "" {
+				names[pc.APIKeyEnv] = true
+			}
+			for _, pr := range pc.Profiles {
+				if pr.APIKeyEnv != "" {
+					names[pr.APIKeyEnv] = true
+				}
+			}
+		}
+	}
+	return names
+}
+
+// commandEnv returns environ without the variables in secret.
+func commandEnv(environ []string, secret map[string]bool) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !secret[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // limitOptions configures the output limit for a workspace; the context

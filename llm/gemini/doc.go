@@ -18,7 +18,7 @@
 //
 // Thinking is configured only for models with Model.Reasoning set. Levels
 // turn on includeThoughts (thought summaries stream as thinking blocks);
-// the empty level counts as off.
+// the empty level sends no thinkingConfig, leaving the model's default.
 //
 //	level     Gemini 2.5 (thinkingBudget)    Gemini 3 Pro   Gemini 3 Flash
 //	off       0, or the minimum on Pro       "low"          "minimal"

@@ -126,7 +126,7 @@ func TestThinkingConfig(t *testing.T) {
 		want      *thinkingConfig
 	}{
 		{"gemini-2.5-flash", false, llm.ThinkingHigh, nil},
-		{"gemini-2.5-flash", true, "", &thinkingConfig{ThinkingBudget: budget(0)}},
+		{"gemini-2.5-flash", true, "", nil}, // the model's default
 		{"gemini-2.5-flash", true, llm.ThinkingOff, &thinkingConfig{ThinkingBudget: budget(0)}},
 		{"gemini-2.5-flash", true, llm.ThinkingMinimal, &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget(128)}},
 		{"gemini-2.5-flash", true, llm.ThinkingLow, &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget(2048)}},

@@ -71,9 +71,10 @@ func budgetRange(id string) (lo, hi int, canOff bool) {
 }
 
 // thinkingFor maps a thinking level to Gemini's thinkingConfig, or nil
-// for models that do not reason. The empty level counts as off.
+// for models that do not reason and for the empty level, which leaves the
+// model's own default.
 func thinkingFor(m *llm.Model, level llm.ThinkingLevel) *thinkingConfig {
-	if !m.Reasoning {
+	if !m.Reasoning || level == "" {
 		return nil
 	}
 	on := level.Enabled()
