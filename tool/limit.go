@@ -113,6 +113,11 @@ func offload(workdir string, call *Call, text string) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	// Saved outputs stay out of git status, searches and listings.
+	ignore := filepath.Join(dir, ".gitignore")
+	if _, err := os.Stat(ignore); err != nil {
+		_ = os.WriteFile(ignore, []byte("*\n"), 0o644)
+	}
 	h := fnv.New32a()
 	h.Write([]byte(text))
 	name := fmt.Sprintf("%s-%s-%08x.txt", safeName(call.Name), safeName(call.ID), h.Sum32())

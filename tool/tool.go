@@ -140,7 +140,10 @@ type Call struct {
 	// does not exist.
 	Tool *Tool
 	// Update, when non-nil, reports partial output while the tool runs.
-	// It is safe to call from any goroutine until the tool returns.
+	// It is safe to call from any goroutine until the tool returns, and
+	// may block until the loop has taken the report, so a tool that must
+	// stay responsive (to kill a process on time, say) calls it from a
+	// goroutine of its own.
 	Update func(partial Result)
 }
 
