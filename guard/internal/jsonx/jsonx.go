@@ -29,6 +29,13 @@ func SkipSpace[T ~string | ~[]byte](b T, i int) int {
 // b[i] == '"', or -1 when it is unterminated or invalid.
 func SkipString[T ~string | ~[]byte](b T, i int) int {
 	for i++; i < len(b); i++ {
+		// Step over eight plain bytes at a time.
+		for i+8 <= len(b) && plain8(load8(b, i)) {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
@@ -56,6 +63,22 @@ func SkipString[T ~string | ~[]byte](b T, i int) int {
 		}
 	}
 	return -1
+}
+
+// load8 reads eight bytes at i, little-endian.
+func load8[T ~string | ~[]byte](b T, i int) uint64 {
+	_ = b[i+7]
+	return uint64(b[i]) | uint64(b[i+1])<<8 | uint64(b[i+2])<<16 | uint64(b[i+3])<<24 |
+		uint64(b[i+4])<<32 | uint64(b[i+5])<<40 | uint64(b[i+6])<<48 | uint64(b[i+7])<<56
+}
+
+// plain8 reports whether none of the eight bytes of x is a quote, a
+// backslash or a control character (each would need a closer look).
+func plain8(x uint64) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) &^ v & high }
+	below20 := (x - ones*0x20) &^ x & high
+	return zero(x^(ones*'"'))|zero(x^(ones*'\\'))|below20 == 0
 }
 
 func hex4[T ~string | ~[]byte](b T, i int) bool {
