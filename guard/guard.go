@@ -78,6 +78,7 @@ type Decision struct {
 
 	// Computed by Decide for Record.
 	keyed bool
+	epoch int
 	key   uint64
 	bash  *bashInfo
 	poll  bool
@@ -103,10 +104,14 @@ type Options struct {
 	Stat func(name string) (fs.FileInfo, error)
 }
 
-// Guard holds the per-run state of the rules. Every call of a run goes
-// through Decide before it runs and Record after; Middleware composes the
-// two around a tool handler. A Guard is safe for concurrent use (the calls
-// of a parallel batch are decided at the same time); create one per run.
+// Guard holds the state of the rules. Every call goes through Decide
+// before it runs and Record after; Middleware composes the two around a
+// tool handler. A Guard is safe for concurrent use (the calls of a
+// parallel batch are decided at the same time). One Guard may serve one
+// run or several in sequence (a harness's prompts): a turn number lower
+// than the last one starts a new run, whose reads are not served from
+// the copies of earlier runs; the other rules see the calls of earlier
+// runs as recent history.
 type Guard struct {
 	s        settings
 	opts     Options
@@ -119,7 +124,9 @@ type Guard struct {
 
 	mu sync.Mutex
 	// turn is the turn of the latest call; cascade counts restart with it.
-	turn int
+	// epoch counts runs: it grows when the turn number goes back (a new run
+	// of the same guard), and read-cache copies of another epoch expire.
+	turn, epoch int
 	// cascade: the tool (and bash command) of the current streak.
 	casTool, casSub string
 	casN            int
@@ -185,8 +192,12 @@ func (g *Guard) Decide(c Call) Decision {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if c.Turn != g.turn {
+		if c.Turn < g.turn {
+			g.epoch++
+		}
 		g.turn, g.casTool, g.casSub, g.casN = c.Turn, "", "", 0
 	}
+	d.epoch = g.epoch
 	sub := ""
 	if d.bash != nil {
 		sub = d.bash.key
@@ -263,12 +274,16 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	epoch := d.epoch
+	if !d.keyed {
+		epoch = g.epoch
+	}
 	g.trackErrors(c, key, ran, d.Action == Cached, res.IsError, text, bi)
 	if ran {
 		switch c.Tool {
 		case "read":
 			if path != "" {
-				g.storeRead(path, view, c.Turn, res.Content, text, st, stamped)
+				g.storeRead(path, view, c.Turn, epoch, res.Content, text, st, stamped)
 			}
 		case "write", "edit":
 			if _, p := g.readTarget(c.Args); p != "" {

@@ -289,6 +289,26 @@ func TestReadCacheNeverStale(t *testing.T) {
 	}
 }
 
+// TestSeveralRuns checks a guard serving several runs in sequence, as a
+// harness does: a new run (the turn number going back) does not reuse
+// the read copies of the previous one, and cascade counts restart.
+func TestSeveralRuns(t *testing.T) {
+	s := newSim(t, nil)
+	s.write("a.txt", "hello")
+	read := step{turn: 3, tool: "read", args: `{"path":"a.txt"}`}
+	s.run(read)
+	if v := verdict(s.run(read)); v != "cached" {
+		t.Fatalf("same run: %s", v)
+	}
+	read.turn = 1 // the next run
+	if v := verdict(s.run(read)); v != "allow" {
+		t.Fatalf("next run: %s, want a fresh read", v)
+	}
+	if v := verdict(s.run(read)); v != "cached" {
+		t.Fatalf("next run, re-read: %s", v)
+	}
+}
+
 func TestCascade(t *testing.T) {
 	readN := func(turn, i int) step {
 		return step{turn: turn, tool: "read", args: fmt.Sprintf(`{"path":"f%d.txt"}`, i), result: "x"}

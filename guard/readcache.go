@@ -25,12 +25,13 @@ type readView struct{ offset, limit int }
 type stamp struct{ size, mtime int64 }
 
 type cachedView struct {
-	view    readView
-	turn    int
-	content []llm.Content
-	text    uint64 // exact hash of the text, for offline comparison
-	st      stamp
-	stamped bool
+	view readView
+	// turn is the turn of the read, epoch the run (see Guard.epoch).
+	turn, epoch int
+	content     []llm.Content
+	text        uint64 // exact hash of the text, for offline comparison
+	st          stamp
+	stamped     bool
 }
 
 type fileViews struct {
@@ -85,7 +86,7 @@ func (g *Guard) decideReadCache(c *Call, hit cacheHit) (Decision, bool) {
 	if hit.fv == nil || g.files[hit.fv.path] != hit.fv {
 		return Decision{}, false // no copy, or invalidated since the lookup
 	}
-	if age := c.Turn - hit.cv.turn; age < 0 || age > g.s.readTurns {
+	if age := c.Turn - hit.cv.turn; hit.cv.epoch != g.epoch || age < 0 || age > g.s.readTurns {
 		return Decision{}, false
 	}
 	marker := "[guard read_cache] Unchanged since you read it in turn " + strconv.Itoa(hit.cv.turn) + "; this is the cached copy."
@@ -96,12 +97,12 @@ func (g *Guard) decideReadCache(c *Call, hit cacheHit) (Decision, bool) {
 }
 
 // storeRead keeps the content of a successful read. Called with g.mu held.
-func (g *Guard) storeRead(path string, view readView, turn int, content []llm.Content, text string, st stamp, stamped bool) {
+func (g *Guard) storeRead(path string, view readView, turn, epoch int, content []llm.Content, text string, st stamp, stamped bool) {
 	fv := g.files[path]
 	if fv == nil {
 		if len(g.files) >= maxCachedFiles {
 			for p, f := range g.files {
-				if len(f.views) == 0 || turn-f.views[len(f.views)-1].turn > g.s.readTurns {
+				if v := f.views; len(v) == 0 || v[len(v)-1].epoch != epoch || turn-v[len(v)-1].turn > g.s.readTurns {
 					delete(g.files, p)
 				}
 			}
@@ -112,7 +113,7 @@ func (g *Guard) storeRead(path string, view readView, turn int, content []llm.Co
 		fv = &fileViews{path: path}
 		g.files[path] = fv
 	}
-	cv := cachedView{view: view, turn: turn, content: slices.Clone(content), text: exactHash(text), st: st, stamped: stamped}
+	cv := cachedView{view: view, turn: turn, epoch: epoch, content: slices.Clone(content), text: exactHash(text), st: st, stamped: stamped}
 	for i := range fv.views {
 		if fv.views[i].view == view {
 			fv.views = append(fv.views[:i], fv.views[i+1:]...)
