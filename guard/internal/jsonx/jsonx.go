@@ -28,13 +28,17 @@ func SkipSpace[T ~string | ~[]byte](b T, i int) int {
 // SkipString returns the index just after the JSON string that starts at
 // b[i] == '"', or -1 when it is unterminated or invalid.
 func SkipString[T ~string | ~[]byte](b T, i int) int {
+	start := i
 	for i++; i < len(b); i++ {
-		// Step over eight plain bytes at a time.
-		for i+8 <= len(b) && plain8(load8(b, i)) {
-			i += 8
-		}
-		if i >= len(b) {
-			break
+		// Past the first bytes (most strings are short), step over eight
+		// plain bytes at a time.
+		if i-start > 16 {
+			for i+8 <= len(b) && plain8(load8(b, i)) {
+				i += 8
+			}
+			if i >= len(b) {
+				break
+			}
 		}
 		c := b[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
@@ -76,9 +80,9 @@ func load8[T ~string | ~[]byte](b T, i int) uint64 {
 // backslash or a control character (each would need a closer look).
 func plain8(x uint64) bool {
 	const ones, high = 0x0101010101010101, 0x8080808080808080
-	zero := func(v uint64) uint64 { return (v - ones) &^ v & high }
-	below20 := (x - ones*0x20) &^ x & high
-	return zero(x^(ones*'"'))|zero(x^(ones*'\\'))|below20 == 0
+	q := x ^ (ones * '"')
+	bs := x ^ (ones * '\\')
+	return ((q-ones)&^q|(bs-ones)&^bs|(x-ones*0x20)&^x)&high == 0
 }
 
 func hex4[T ~string | ~[]byte](b T, i int) bool {
