@@ -113,32 +113,40 @@ func TestParallelBatchKeepsCallOrder(t *testing.T) {
 			return false
 		}
 	}
-	fastDone := make(chan struct{})
+	// slow finishes only after the consumer has seen fast's tool_end, so
+	// the completion order is fixed: fast, then slow.
+	fastSeen := make(chan struct{})
 	slow := textTool("slow", tool.Parallel, func(ctx context.Context, call *tool.Call) tool.Result {
 		if !barrier() {
 			return tool.Errorf("not run in parallel")
 		}
-		<-fastDone
+		<-fastSeen
 		return tool.Text("slow done")
 	})
 	fast := textTool("fast", tool.Parallel, func(ctx context.Context, call *tool.Call) tool.Result {
 		if !barrier() {
 			return tool.Errorf("not run in parallel")
 		}
-		defer close(fastDone)
 		return tool.Text("fast done")
 	})
 	p := faux.New(faux.Calls("", faux.Call("slow", `{}`), faux.Call("fast", `{}`)), faux.Text("ok"))
-	r := collect(t, context.Background(), Config{Settings: Settings{Provider: p, Model: faux.Model(), Tools: registry(t, slow, fast)}}, llm.UserText("go"))
-	msgs := r.end.Messages
+	cfg := Config{Settings: Settings{Provider: p, Model: faux.Model(), Tools: registry(t, slow, fast)}}
+	var ends []string
+	var end Event
+	for ev := range Run(context.Background(), cfg, []llm.Message{llm.UserText("go")}) {
+		switch ev.Type {
+		case EventToolEnd:
+			ends = append(ends, ev.Call.Name)
+			if ev.Call.Name == "fast" {
+				close(fastSeen)
+			}
+		case EventAgentEnd:
+			end = ev
+		}
+	}
+	msgs := end.Messages
 	if msgs[1].ToolName != "slow" || msgs[2].ToolName != "fast" || msgs[1].Text() != "slow done" || msgs[2].Text() != "fast done" {
 		t.Fatalf("results: %s %q, %s %q", msgs[1].ToolName, msgs[1].Text(), msgs[2].ToolName, msgs[2].Text())
-	}
-	ends := []string{}
-	for _, e := range r.events {
-		if e.Type == EventToolEnd {
-			ends = append(ends, e.Call.Name)
-		}
 	}
 	if strings.Join(ends, ",") != "fast,slow" {
 		t.Fatalf("tool_end order = %v, want completion order fast,slow", ends)
