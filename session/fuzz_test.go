@@ -159,6 +159,31 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("\n\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := readLog(bytes.NewReader(data), "fuzz.jsonl", int64(len(data)))
+		// Every way of reading gives the same log (or fails alike):
+		// parallel or not, in tiny blocks or not.
+		for _, o := range []readOpts{{block: 7}, {workers: 2, block: 7}, {workers: 3, block: 64}} {
+			got, gerr := readLogWith(bytes.NewReader(data), "fuzz.jsonl", int64(len(data)), o)
+			if (err == nil) != (gerr == nil) {
+				t.Fatalf("reading with %+v: %v; by default: %v", o, gerr, err)
+			}
+			if err == nil {
+				if diff := cmp.Diff(snapshot(l), snapshot(got)); diff != "" {
+					t.Fatalf("reading with %+v differs (-default +got):\n%s", o, diff)
+				}
+			}
+		}
+		// So does a small line limit, with or without workers.
+		short, serr := readLogWith(bytes.NewReader(data), "fuzz.jsonl", 0, readOpts{block: 16, maxLine: 100})
+		par, perr := readLogWith(bytes.NewReader(data), "fuzz.jsonl", 0, readOpts{workers: 2, block: 16, maxLine: 100})
+		if (serr == nil) != (perr == nil) {
+			t.Fatalf("short lines: %v vs %v", serr, perr)
+		}
+		if serr == nil {
+			checkTree(t, short)
+			if diff := cmp.Diff(snapshot(short), snapshot(par)); diff != "" {
+				t.Fatalf("short lines, parallel differs (-sequential +parallel):\n%s", diff)
+			}
+		}
 		if err != nil {
 			return
 		}
@@ -196,6 +221,23 @@ func FuzzLoad(f *testing.F) {
 }
 
 func fixedNow() time.Time { return time.Date(2026, 5, 14, 12, 0, 0, 0, time.UTC) }
+
+// logSnapshot is everything a loaded log holds, for comparisons.
+type logSnapshot struct {
+	Header     Header
+	Entries    []Entry
+	Issues     []LoadIssue
+	Leaf, Name string
+	Labels     map[string]string
+	Reparented map[string]string
+	Size       int64
+	Torn       bool
+	NoNewline  bool
+}
+
+func snapshot(l *log) logSnapshot {
+	return logSnapshot{l.header, l.entries.all(), l.issues, l.leaf, l.name, l.labels, l.reparented, l.size, l.torn, l.noNewline}
+}
 
 // checkTree asserts the invariants of a loaded log.
 func checkTree(t *testing.T, l *log) {

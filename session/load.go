@@ -109,6 +109,10 @@ type loader struct {
 	// (saves a second lookup when the decoded Parent is that one).
 	parentID   string
 	parentTree bool
+	// pre and preErr are the entry a worker decoded for the current
+	// line and its error; pre is nil when the loader decodes itself.
+	pre    *Entry
+	preErr error
 }
 
 // parent returns the ID string of a loaded entry, so that an entry's
@@ -129,32 +133,29 @@ const maxLine = 256 << 20
 // readLog reads a whole session file. It fails only if r fails or the
 // file has no valid header; everything else is an issue.
 //
-// size, when known, is the file's size; it sizes the index up front.
+// size, when known, is the file's size; it sizes the index up front and
+// chooses how the file is read (see batches).
 func readLog(r io.Reader, path string, size int64) (*log, error) {
+	return readLogWith(r, path, size, defaultReadOpts(size))
+}
+
+func readLogWith(r io.Reader, path string, size int64, o readOpts) (*log, error) {
 	l := &log{index: make(map[string]int, min(size/768, 1<<22)), labels: make(map[string]string)}
 	ld := &loader{l: l, sc: scanner{intern: make(map[string]string)}}
-	err := eachLine(r, func(line []byte, start, end int64, complete, tooLong bool) error {
-		switch {
-		case tooLong && complete:
-			ld.lineNo++
-			if !ld.headerLoaded {
-				return &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
+	limit := o.maxLine
+	if limit <= 0 {
+		limit = maxLine
+	}
+	err := batches(r, o, func(b *batch, decoded bool) error {
+		for i := range b.lines {
+			ln := &b.lines[i]
+			ld.pre, ld.preErr = nil, nil
+			if decoded {
+				ld.pre, ld.preErr = &b.entries[i], ln.decodeErr
 			}
-			ld.corrupt(nil, start, fmt.Errorf("the line is longer than %d bytes", maxLine))
-			l.size = end
-		case tooLong:
-			ld.lineNo++
-			l.torn = true
-			l.issues = append(l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: start,
-				Detail: fmt.Sprintf("the last line is incomplete and longer than %d bytes; it is not an entry", maxLine)})
-		case complete:
-			ld.lineNo++
-			if err := ld.line(line, start, path); err != nil {
+			if err := ld.handle(b.line(i), ln, path, limit); err != nil {
 				return err
 			}
-			l.size = end
-		default:
-			return ld.tail(line, start, path)
 		}
 		return nil
 	})
@@ -165,6 +166,45 @@ func readLog(r io.Reader, path string, size int64) (*log, error) {
 		return nil, &FormatError{Path: path, Detail: "the file is empty: it holds no session header", Err: ErrNotSession}
 	}
 	return l, nil
+}
+
+// handle takes one line in file order.
+func (ld *loader) handle(line []byte, ln *lineRef, path string, limit int) error {
+	l := ld.l
+	switch {
+	case ln.tooLong && ln.complete:
+		ld.lineNo++
+		if !ld.headerLoaded {
+			return &FormatError{Path: path, Line: 1, Detail: "the first line is not a session header", Err: ErrNotSession}
+		}
+		ld.corrupt(nil, ln.start, fmt.Errorf("the line is longer than %d bytes", limit))
+		l.size = ln.next
+	case ln.tooLong:
+		ld.lineNo++
+		l.torn = true
+		l.issues = append(l.issues, LoadIssue{Kind: IssueTornLine, Line: ld.lineNo, Offset: ln.start,
+			Detail: fmt.Sprintf("the last line is incomplete and longer than %d bytes; it is not an entry", limit)})
+	case ln.complete:
+		ld.lineNo++
+		if err := ld.line(line, ln.start, path); err != nil {
+			return err
+		}
+		l.size = ln.next
+	default:
+		return ld.tail(line, ln.start, path)
+	}
+	return nil
+}
+
+// decode decodes a line into e, or takes the entry a worker decoded.
+func (ld *loader) decode(line []byte, e *Entry) error {
+	if ld.pre == nil {
+		ld.parentID, ld.parentTree = "", false
+		return ld.sc.decode(line, e, ld.parent)
+	}
+	*e, *ld.pre = *ld.pre, Entry{}
+	ld.parentID, ld.parentTree = "", false
+	return ld.preErr
 }
 
 // eachLine calls fn for every line of r, in order: its bytes without the
@@ -230,8 +270,7 @@ func (ld *loader) tail(b []byte, start int64, path string) error {
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
 		e := ld.l.entries.grow()
-		ld.parentID, ld.parentTree = "", false
-		if ld.sc.decode(bytes.TrimRight(b, "\r"), e, ld.parent) == nil {
+		if ld.decode(bytes.TrimRight(b, "\r"), e) == nil {
 			ld.l.noNewline = true
 			ld.l.size = start + int64(len(b))
 			ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueMissingNewline, Line: ld.lineNo, Offset: start, ID: e.ID,
@@ -288,8 +327,7 @@ func (ld *loader) line(b []byte, start int64, path string) error {
 		return nil // blank lines carry nothing
 	}
 	e := l.entries.grow()
-	ld.parentID, ld.parentTree = "", false
-	if err := ld.sc.decode(b, e, ld.parent); err != nil {
+	if err := ld.decode(b, e); err != nil {
 		l.entries.shrink()
 		ld.corrupt(b, start, err)
 		return nil

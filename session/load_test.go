@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -451,5 +452,57 @@ func TestTornTwiceSameClock(t *testing.T) {
 		if b, err := os.ReadFile(sc); err != nil || string(b) != `{"type":"mess` {
 			t.Fatalf("sidecar %s: %q %v", sc, b, err)
 		}
+	}
+}
+
+// TestParallelLoad loads a file large enough to be decoded by workers,
+// with damage in the middle and at the end, and checks that it loads
+// exactly as a sequential read does.
+func TestParallelLoad(t *testing.T) {
+	if got := defaultReadOpts(parallelFrom).workers; (got > 0) != (runtime.GOMAXPROCS(0) > 1) {
+		t.Fatalf("a %d-byte file is read by %d workers with GOMAXPROCS %d", parallelFrom, got, runtime.GOMAXPROCS(0))
+	}
+	if got := defaultReadOpts(parallelFrom - 1); got != (readOpts{}) {
+		t.Fatalf("a small file is read with %+v", got)
+	}
+	path, size := writeBigSession(t, t.TempDir(), 1200)
+	b, _ := os.ReadFile(path)
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	lines[200] = []byte("{\"type\":\"message\",\"id\":\"broken\n")                    // corrupt
+	lines[400] = append([]byte(nil), lines[399]...)                                   // duplicate id (its child loses its parent)
+	lines[600] = []byte("\n")                                                         // blank (so does its child)
+	lines[len(lines)-1] = []byte(`{"type":"message","id":"torn","parent":"x","messa`) // torn tail
+	os.WriteFile(path, bytes.Join(lines, nil), 0o600)
+
+	read := func(o readOpts) logSnapshot {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		l, err := readLogWith(f, path, size, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTree(t, l)
+		return snapshot(l)
+	}
+	seq := read(readOpts{})
+	want := []string{"corrupt_line", "reparented", "duplicate_id", "reparented", "reparented", "torn_line"}
+	if diff := cmp.Diff(want, issueKinds(seq.Issues)); diff != "" {
+		t.Fatalf("issues (-want +got):\n%s", diff)
+	}
+	for _, o := range []readOpts{{workers: 2, block: 64 << 10}, {workers: 4, block: 4096}, {workers: 3, block: 100}} {
+		if diff := cmp.Diff(seq, read(o)); diff != "" {
+			t.Fatalf("reading with %+v differs from a sequential read (-sequential +parallel):\n%s", o, diff)
+		}
+	}
+	s, err := Open(path, Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := len(s.Entries()); got != len(seq.Entries) {
+		t.Fatalf("Open loaded %d entries, want %d", got, len(seq.Entries))
 	}
 }
