@@ -85,9 +85,9 @@ type blockReader struct {
 	r       io.Reader
 	block   int
 	maxLine int
-	carry []byte // the start of a line that continues in the next block
-	off   int64  // file offset of carry[0]
-	eof   bool
+	carry   []byte // the start of a line that continues in the next block
+	off     int64  // file offset of carry[0]
+	eof     bool
 }
 
 // fill loads the next batch into b and reports whether there may be
