@@ -199,8 +199,8 @@ func (d *respDecoder) open(it *respItemState) bool {
 	return ok
 }
 
-func kindOf(typ string) itemKind {
-	switch typ {
+func kindOf(typ []byte) itemKind {
+	switch string(typ) {
 	case "message":
 		return kindMessage
 	case "function_call":
@@ -213,11 +213,11 @@ func kindOf(typ string) itemKind {
 
 func (d *respDecoder) itemAdded() {
 	ev := &d.ev
-	it := d.find(kindOf(ev.item.typ))
+	it := d.find(ev.item.kind)
 	if it.id == "" {
 		it.id = ev.item.id
 	}
-	it.kind = kindOf(ev.item.typ)
+	it.kind = ev.item.kind
 	switch it.kind {
 	case kindCall:
 		if it.block < 0 {
@@ -245,7 +245,7 @@ func (d *respDecoder) setItemExtra(it *respItemState, annotations []byte) {
 func (d *respDecoder) itemDone() {
 	ev := &d.ev
 	item := &ev.item
-	kind := kindOf(item.typ)
+	kind := item.kind
 	it := d.find(kind)
 	if it.done {
 		return
@@ -265,16 +265,18 @@ func (d *respDecoder) itemDone() {
 		d.e.SetExtra(d.extra())
 		return
 	case kindMessage:
-		if !it.streamed && item.text == "" {
+		var annotations []byte
+		text := d.partsText(item.content, "", !it.streamed, &annotations)
+		if !it.streamed && text == "" {
 			return // an empty message item holds nothing to keep
 		}
 		if !d.open(it) {
 			return
 		}
-		if !it.streamed && !d.e.Delta(it.block, item.text) {
+		if !it.streamed && !d.e.Delta(it.block, text) {
 			return
 		}
-		d.setItemExtra(it, item.annotations)
+		d.setItemExtra(it, annotations)
 	case kindCall:
 		if !d.open(it) {
 			return
@@ -287,7 +289,7 @@ func (d *respDecoder) itemDone() {
 				b.Name = item.name
 			}
 		}
-		if !it.streamed && !d.e.Delta(it.block, item.arguments) {
+		if !it.streamed && !d.e.Delta(it.block, string(item.arguments)) {
 			return
 		}
 		d.setItemExtra(it, nil)
@@ -295,17 +297,19 @@ func (d *respDecoder) itemDone() {
 		if !d.open(it) {
 			return
 		}
-		text := item.summary
-		if text == "" {
-			text = item.text // raw reasoning content
-		}
-		if !it.streamed && text != "" && !d.e.Delta(it.block, text) {
-			return
+		if !it.streamed {
+			text := d.partsText(item.summary, "\n\n", true, nil)
+			if text == "" {
+				text = d.partsText(item.content, "", true, nil) // raw reasoning
+			}
+			if text != "" && !d.e.Delta(it.block, text) {
+				return
+			}
 		}
 		d.setItemExtra(it, nil)
 		if b := d.e.Block(it.block); b != nil {
-			b.Signature = item.encrypted
-			b.Redacted = b.Text == "" && item.encrypted != ""
+			b.Signature = string(item.encrypted)
+			b.Redacted = b.Text == "" && len(item.encrypted) > 0
 		}
 	}
 	it.streamed = true

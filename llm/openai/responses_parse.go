@@ -24,12 +24,15 @@ type respEvent struct {
 	errMsg       string
 }
 
-// respItem is an output item as sent in output_item events.
+// respItem is an output item as sent in output_item events. The byte
+// fields alias the event's data.
 type respItem struct {
-	typ, id, callID, name, arguments, encrypted string
-	text, summary                               string
-	annotations                                 []byte // raw annotations array when not empty
-	raw                                         []byte
+	kind             itemKind
+	id, callID, name string
+	arguments        []byte
+	encrypted        []byte
+	summary, content []byte // raw JSON arrays of parts
+	raw              []byte
 }
 
 type respResponse struct {
@@ -114,7 +117,8 @@ func scalarString(s *scanner) string {
 	return strconv.Itoa(s.num())
 }
 
-// readItem reads an output item into d.ev.item.
+// readItem reads an output item into d.ev.item. Large fields are kept as
+// bytes, aliasing the event, and decoded only when needed.
 func (d *respDecoder) readItem() bool {
 	s, it := &d.sc, &d.ev.item
 	s.peek()
@@ -122,7 +126,7 @@ func (d *respDecoder) readItem() bool {
 	ok := s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
-			it.typ = s.str()
+			it.kind = kindOf(s.strBytes())
 		case "id":
 			it.id = s.str()
 		case "call_id":
@@ -130,13 +134,13 @@ func (d *respDecoder) readItem() bool {
 		case "name":
 			it.name = s.str()
 		case "arguments":
-			it.arguments = s.str()
+			it.arguments = s.stableBytes()
 		case "encrypted_content":
-			it.encrypted = s.str()
+			it.encrypted = s.stableBytes()
 		case "summary":
-			s.array(func(int) { it.summary = appendPart(it.summary, d.partText(nil)) })
+			it.summary = s.raw()
 		case "content":
-			s.array(func(int) { it.text += d.partText(&it.annotations) })
+			it.content = s.raw()
 		default:
 			s.skip()
 		}
@@ -147,38 +151,52 @@ func (d *respDecoder) readItem() bool {
 	return ok
 }
 
-func appendPart(acc, part string) string {
-	if acc == "" || part == "" {
-		return acc + part
+// partsText decodes an array of content or summary parts (raw JSON) and
+// returns their texts (or refusals) joined by sep, when wantText is set;
+// a non-empty annotations array is copied to *ann. It reuses d.sc, so it
+// must not run while an event is being parsed.
+func (d *respDecoder) partsText(raw []byte, sep string, wantText bool, ann *[]byte) string {
+	if len(raw) == 0 {
+		return ""
 	}
-	return acc + "\n\n" + part
-}
-
-// partText reads a content or summary part and returns its text (or
-// refusal); a non-empty annotations array is kept in *ann.
-func (d *respDecoder) partText(ann *[]byte) string {
 	s := &d.sc
+	s.reset(raw)
 	var text string
-	s.object(func(key []byte) {
-		switch string(key) {
-		case "text", "refusal":
-			text += s.str()
-		case "annotations":
-			raw := s.raw()
-			if ann != nil && len(raw) > 2 && s.err == nil {
-				var t scanner
-				t.reset(raw)
-				n := 0
-				t.array(func(int) { n++; t.skip() })
-				if n > 0 {
-					*ann = append([]byte(nil), raw...)
+	s.array(func(int) {
+		var part string
+		s.object(func(key []byte) {
+			switch string(key) {
+			case "text", "refusal":
+				if wantText {
+					part += s.str()
+				} else {
+					s.skip()
 				}
+			case "annotations":
+				a := s.raw()
+				if ann != nil && s.err == nil && hasElements(a) {
+					*ann = append([]byte(nil), a...)
+				}
+			default:
+				s.skip()
 			}
-		default:
-			s.skip()
+		})
+		if text != "" && part != "" {
+			text += sep
 		}
+		text += part
 	})
 	return text
+}
+
+// hasElements reports whether raw is a JSON array with at least one
+// element.
+func hasElements(raw []byte) bool {
+	var t scanner
+	t.reset(raw)
+	n := 0
+	t.array(func(int) { n++; t.skip() })
+	return n > 0 && t.err == nil
 }
 
 // readResponse reads the response object of response.* events.
