@@ -15,8 +15,9 @@ import (
 // strings it returns.
 //
 // Values the caller reads are checked, except that raw control characters
-// are accepted inside strings; values it skips are only checked for
-// balanced brackets and terminated strings. Every method is
+// are accepted inside strings; values it skips are checked for balanced
+// brackets, terminated strings and valid literals, and numbers only for
+// their characters. Every method is
 // safe on any input: on malformed JSON the scanner records an error, moves
 // to the end of the input and returns zero values from then on.
 type scanner struct {
@@ -471,14 +472,30 @@ func (s *scanner) skipString() bool {
 	}
 }
 
-// skipScalar moves past a number or literal.
+// skipScalar moves past a literal, or a number made of number
+// characters (its grammar is not checked).
 func (s *scanner) skipScalar() {
+	switch s.b[s.i] {
+	case 't':
+		s.literal("true")
+		return
+	case 'f':
+		s.literal("false")
+		return
+	case 'n':
+		s.literal("null")
+		return
+	}
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
+		switch c := s.b[s.i]; {
+		case '0' <= c && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
+			s.i++
+		case c == ',', c == '}', c == ']', c <= ' ':
+			return
+		default:
+			s.fail("invalid number")
 			return
 		}
-		s.i++
 	}
 }
 
