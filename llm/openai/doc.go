@@ -12,7 +12,10 @@
 // message. Failed HTTP replies become classified *llm.Error values (with
 // Retry-After); failures inside a stream (an error chunk, response.failed,
 // a cut, a malformed chunk, a stall) end the stream with an error message
-// that keeps the content received so far. API keys never appear in errors.
+// that keeps the content received so far. A reply that arrives as one JSON
+// document instead of a stream (a server that ignored stream:true, or an
+// error envelope sent with status 200) is decoded as well. API keys never
+// appear in errors.
 //
 // # Options
 //
