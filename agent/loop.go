@@ -142,11 +142,16 @@ func (r *run) loop(ctx context.Context) {
 			r.end(StopError, msg.ErrorMessage, err)
 			return
 		}
-		calls := msg.ToolCalls()
+		calls := 0
+		for i := range msg.Content {
+			if msg.Content[i].Type == llm.ContentToolCall {
+				calls++
+			}
+		}
 		var results []llm.Message
 		var stop string
-		if len(calls) > 0 {
-			results, stop = r.runTools(ctx, calls)
+		if calls > 0 {
+			results, stop = r.runTools(ctx, msg, calls)
 			if r.stopped {
 				return
 			}
@@ -161,7 +166,7 @@ func (r *run) loop(ctx context.Context) {
 		case stop != "":
 			r.end(StopToolStop, stop, nil)
 			return
-		case len(calls) > 0:
+		case calls > 0:
 			nudges = 0
 			if capped() || !r.inject(ctx, r.cfg.Steering) && r.stopped {
 				return

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -417,4 +418,45 @@ func BenchmarkLoopTurn(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turns)/1000, "µs/turn")
+}
+
+// BenchmarkLoopOverhead measures the loop alone: the provider replays
+// prebuilt events without allocating and the tool does nothing, so what
+// remains is the loop's own work per turn.
+func BenchmarkLoopOverhead(b *testing.B) {
+	noop := &tool.Tool{Name: "noop", Description: "does nothing", Run: func(context.Context, *tool.Call) tool.Result { return tool.Result{} }}
+	reg, _ := tool.NewRegistry(noop)
+	const turns = 10
+	call := llm.ToolCall("c1", "noop", json.RawMessage(`{}`))
+	start := &llm.Message{Role: llm.RoleAssistant, Provider: "bench", Model: "m", Timestamp: fixedClock()}
+	withCall := &llm.Message{Role: llm.RoleAssistant, Provider: "bench", Model: "m", StopReason: llm.StopToolUse, Timestamp: fixedClock(), Content: []llm.Content{call}}
+	final := &llm.Message{Role: llm.RoleAssistant, Provider: "bench", Model: "m", StopReason: llm.StopEnd, Timestamp: fixedClock(), Content: []llm.Content{llm.Text("done")}}
+	toolTurn := []llm.Event{{Type: llm.EventStart, Message: start}, {Type: llm.EventToolCallStart, Index: 0, Content: &call}, {Type: llm.EventToolCallEnd, Index: 0, Content: &call}, {Type: llm.EventDone, Message: withCall}}
+	lastTurn := []llm.Event{{Type: llm.EventStart, Message: start}, {Type: llm.EventDone, Message: final}}
+	n := 0
+	provider := llm.ProviderFunc(func(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
+		evs := toolTurn
+		if n++; n%turns == 0 {
+			evs = lastTurn
+		}
+		return func(yield func(llm.Event, error) bool) {
+			for _, ev := range evs {
+				if !yield(ev, nil) {
+					return
+				}
+			}
+		}
+	})
+	prompt := []llm.Message{llm.UserText("go")}
+	cfg := Config{Settings: Settings{Provider: provider, Model: faux.Model(), Tools: reg}, Clock: fixedClock}
+	b.ReportAllocs()
+	for b.Loop() {
+		for range Run(context.Background(), cfg, prompt) {
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turns)/1000, "µs/turn")
+	b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
+		for range Run(context.Background(), cfg, prompt) {
+		}
+	}))/turns, "allocs/turn")
 }
