@@ -101,7 +101,9 @@ func TestChatSteersAndFollowsUp(t *testing.T) {
 	var out syncBuffer
 	e := &env{stdin: stdinR, stdout: &out, stderr: &out, getenv: func(string) string { return "" }}
 	done := make(chan int)
-	go func() { done <- execute(context.Background(), e, []string{"chat", "-m", "faux", "--script", scriptPath, "-C", ws}) }()
+	go func() {
+		done <- execute(context.Background(), e, []string{"chat", "-m", "faux", "--script", scriptPath, "-C", ws})
+	}()
 	go func() {
 		io.WriteString(stdinW, "start working\n")
 		waitFor(t, &out, "→ bash")
