@@ -61,6 +61,10 @@ func fuzzDecode(t *testing.T, api llm.API, body []byte, cp Compat) {
 					t.Fatalf("tool call with invalid arguments %q", c.Arguments)
 				}
 			}
+			// Whatever arrived, the message can be logged.
+			if _, err := json.Marshal(ev.Message); err != nil {
+				t.Fatalf("final message does not encode: %v", err)
+			}
 		} else if err != nil {
 			t.Fatalf("error on %s event", ev.Type)
 		}

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -72,18 +73,43 @@ const (
 	lanesBack  = '\\' * lanes1
 )
 
+// specials flags the bytes of v (eight, little-endian) that are '"' or
+// '\\': a lane is zero where the byte matched, and the lowest flagged
+// lane is exact (higher ones may be false positives).
+func specials(v uint64) uint64 {
+	q, k := v^lanesQuote, v^lanesBack
+	return (((q - lanes1) &^ q) | ((k - lanes1) &^ k)) & lanes80
+}
+
+// longQuoteOrBackslash is quoteOrBackslash for long inputs: the closing
+// quote is found with a vectorised search, then any backslash before it.
+func longQuoteOrBackslash(b []byte) int {
+	q := bytes.IndexByte(b, '"')
+	head := b
+	if q >= 0 {
+		head = b[:q]
+	}
+	if k := bytes.IndexByte(head, '\\'); k >= 0 {
+		return k
+	}
+	return q
+}
+
 // quoteOrBackslash returns the index of the first '"' or '\\' in b, or
 // -1. It tests eight bytes at a time, which beats both a byte loop and a
 // vectorised search on the short strings JSON chunks are made of.
 func quoteOrBackslash(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		v := binary.LittleEndian.Uint64(b[i:])
-		q, k := v^lanesQuote, v^lanesBack
-		// A lane is zero where the byte matched; the lowest flagged lane
-		// is exact.
-		m := ((q - lanes1) &^ q) | ((k - lanes1) &^ k)
-		if m &= lanes80; m != 0 {
+		if i == 32 {
+			// A long string (encrypted reasoning, a whole reply):
+			// vectorised searches win from here.
+			if k := longQuoteOrBackslash(b[i:]); k >= 0 {
+				return i + k
+			}
+			return -1
+		}
+		if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -121,50 +147,74 @@ func (s *scanner) null() bool {
 	return false
 }
 
+// enter consumes the '{' of the object at the cursor. It returns false,
+// consuming nothing else, when the value is null; any other non-object
+// fails. Read the members with member.
+func (s *scanner) enter() bool {
+	switch s.peek() {
+	case '{':
+		s.i++
+		return true
+	case 'n':
+		s.literal("null")
+	default:
+		s.fail("expected an object")
+	}
+	return false
+}
+
+// member returns the name of the next member of the object entered with
+// enter, leaving the cursor on its value, which the caller must consume;
+// n counts the members read so far. It returns false at the end of the
+// object or on malformed input.
+func (s *scanner) member(n int) ([]byte, bool) {
+	c := s.peek()
+	if c == '}' {
+		s.i++
+		return nil, false
+	}
+	if n > 0 {
+		if c != ',' {
+			s.fail("expected ',' or '}'")
+			return nil, false
+		}
+		s.i++
+		c = s.peek()
+	}
+	if c != '"' {
+		s.fail("expected a member name")
+		return nil, false
+	}
+	key := s.quoted()
+	if s.i < len(s.b) && s.b[s.i] == ':' { // compact JSON, the usual case
+		s.i++
+		return key, true
+	}
+	if s.peek() != ':' {
+		s.fail("expected ':'")
+		return nil, false
+	}
+	s.i++
+	return key, true
+}
+
 // object calls f for every member of the object at the cursor; f must
 // consume the value (read it or call skip). It returns false, consuming
 // nothing else, when the value is null; any other non-object fails.
 func (s *scanner) object(f func(key []byte)) bool {
-	switch s.peek() {
-	case '{':
-		s.i++
-	case 'n':
-		s.literal("null")
-		return false
-	default:
-		s.fail("expected an object")
+	if !s.enter() {
 		return false
 	}
-	if s.peek() == '}' {
-		s.i++
-		return true
-	}
-	for s.err == nil {
-		if s.peek() != '"' {
-			s.fail("expected a member name")
-			return false
+	for n := 0; ; n++ {
+		key, ok := s.member(n)
+		if !ok {
+			return s.err == nil
 		}
-		key := s.quoted()
-		if s.peek() != ':' {
-			s.fail("expected ':'")
-			return false
-		}
-		s.i++
 		f(key)
 		if s.err != nil {
 			return false
 		}
-		switch s.peek() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			return true
-		default:
-			s.fail("expected ',' or '}'")
-		}
 	}
-	return false
 }
 
 // array calls f for every element of the array at the cursor with its
@@ -219,18 +269,30 @@ func (s *scanner) strBytes() []byte {
 
 // quoted reads the string whose opening quote is at the cursor.
 func (s *scanner) quoted() []byte {
-	start := s.i + 1
-	k := quoteOrBackslash(s.b[start:])
+	b, start := s.b, s.i+1
+	if start+8 <= len(b) {
+		// Most member names and many values end within the first word.
+		if m := specials(binary.LittleEndian.Uint64(b[start:])); m != 0 {
+			k := start + bits.TrailingZeros64(m)/8
+			if b[k] == '"' {
+				s.i = k + 1
+				return b[start:k]
+			}
+			return s.slowString(start)
+		}
+	}
+	k := quoteOrBackslash(b[start:])
 	if k < 0 {
-		s.i = len(s.b)
+		s.i = len(b)
 		s.fail("unterminated string")
 		return nil
 	}
-	if s.b[start+k] == '\\' {
-		return s.slowString(start)
+	k += start
+	if b[k] == '"' {
+		s.i = k + 1
+		return b[start:k]
 	}
-	s.i = start + k + 1
-	return s.b[start : start+k]
+	return s.slowString(start)
 }
 
 // slowString unescapes a string that starts at s.b[start].

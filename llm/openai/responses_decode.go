@@ -65,6 +65,12 @@ func (d *respDecoder) event(sev sse.Event) {
 	if len(sev.Data) == 0 {
 		return
 	}
+	if d.started && sev.Type != "" && eventKindOf(sev.Type) == evOther {
+		// The event name (always the payload's type) says that rein has
+		// no use for it: in_progress, content_part.*, web_search_call.*
+		// and the like are not decoded at all.
+		return
+	}
 	if err := d.parse(sev.Data); err != nil {
 		name := sev.Type
 		if name == "" {
@@ -238,8 +244,42 @@ func (d *respDecoder) setItemExtra(it *respItemState, annotations []byte) {
 	if b == nil || it.id == "" && len(annotations) == 0 {
 		return
 	}
-	x, _ := json.Marshal(itemExtra{ID: it.id, Annotations: annotations})
-	b.Extra = x
+	if len(annotations) > 0 && !json.Valid(annotations) {
+		annotations = nil // never store JSON that does not parse
+	}
+	b.Extra = appendItemExtra(nil, it.id, annotations)
+}
+
+// appendItemExtra encodes an itemExtra: {"id":…,"annotations":[…]}, with
+// either part left out when empty. annotations must be a valid JSON array.
+func appendItemExtra(dst []byte, id string, annotations []byte) []byte {
+	dst = append(dst, '{')
+	if id != "" {
+		dst = append(dst, `"id":`...)
+		dst = appendJSONString(dst, id)
+	}
+	if len(annotations) > 0 {
+		if id != "" {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `"annotations":`...)
+		dst = append(dst, annotations...)
+	}
+	return append(dst, '}')
+}
+
+// appendJSONString appends s as a JSON string; ids are plain ASCII, for
+// which no escaping is needed.
+func appendJSONString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			q, _ := json.Marshal(s)
+			return append(dst, q...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 func (d *respDecoder) itemDone() {
@@ -257,10 +297,15 @@ func (d *respDecoder) itemDone() {
 	it.kind = kind
 	switch kind {
 	case kindOther:
+		raw := json.RawMessage(item.raw)
+		if !json.Valid(raw) {
+			// Kept, as a string, even when the server sent broken JSON.
+			raw, _ = json.Marshal(string(item.raw))
+		}
 		x, _ := json.Marshal(struct {
 			OutputIndex int             `json:"output_index"`
 			Item        json.RawMessage `json:"item"`
-		}{ev.outputIndex, append([]byte(nil), item.raw...)})
+		}{ev.outputIndex, raw})
 		d.unknown = append(d.unknown, x)
 		d.e.SetExtra(d.extra())
 		return

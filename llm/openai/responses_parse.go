@@ -46,10 +46,28 @@ type respResponse struct {
 // parse reads one event into d.ev.
 func (d *respDecoder) parse(data []byte) error {
 	ev := &d.ev
-	*ev = respEvent{item: respItem{}, resp: respResponse{}}
+	if ev.hasItem {
+		ev.item = respItem{}
+	}
+	if ev.hasResp {
+		ev.resp = respResponse{}
+	}
+	ev.kind, ev.hasType, ev.hasItem, ev.hasResp, ev.hasIndex = evOther, false, false, false, false
+	ev.delta, ev.itemID, ev.outputIndex, ev.summaryIndex = "", nil, 0, 0
+	ev.text, ev.arguments, ev.errCode, ev.errMsg = "", "", "", ""
 	s := &d.sc
 	s.reset(data)
-	isObject := s.object(func(key []byte) {
+	if !s.enter() {
+		if err := s.end(); err != nil {
+			return err
+		}
+		return errors.New("event data is not a JSON object")
+	}
+	for n := 0; ; n++ {
+		key, ok := s.member(n)
+		if !ok {
+			break
+		}
 		switch string(key) {
 		case "type":
 			ev.kind, ev.hasType = eventKindOf(s.strBytes()), true
@@ -77,35 +95,36 @@ func (d *respDecoder) parse(data []byte) error {
 		case "message":
 			ev.errMsg = s.str()
 		case "error":
-			if s.peek() == '"' {
-				ev.errMsg = s.str()
-				return
+			d.readError()
+		default:
+			s.skip()
+		}
+	}
+	return s.end()
+}
+
+// readError reads the error member of an error event: a string or an
+// object with code, type and message.
+func (d *respDecoder) readError() {
+	s, ev := &d.sc, &d.ev
+	if s.peek() == '"' {
+		ev.errMsg = s.str()
+		return
+	}
+	s.object(func(key []byte) {
+		switch string(key) {
+		case "code":
+			ev.errCode = scalarString(s)
+		case "type":
+			if t := s.str(); ev.errCode == "" {
+				ev.errCode = t
 			}
-			s.object(func(key []byte) {
-				switch string(key) {
-				case "code":
-					ev.errCode = scalarString(s)
-				case "type":
-					if t := s.str(); ev.errCode == "" {
-						ev.errCode = t
-					}
-				case "message":
-					ev.errMsg = s.str()
-				default:
-					s.skip()
-				}
-			})
+		case "message":
+			ev.errMsg = s.str()
 		default:
 			s.skip()
 		}
 	})
-	if err := s.end(); err != nil {
-		return err
-	}
-	if !isObject {
-		return errors.New("event data is not a JSON object")
-	}
-	return nil
 }
 
 // scalarString reads a string or number as a string.
