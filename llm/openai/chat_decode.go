@@ -253,7 +253,17 @@ func (d *chatDecoder) parse(data []byte) error {
 	ch.hasUsage, ch.hasError = false, false
 	s := &d.sc
 	s.reset(data)
-	isObject := s.object(func(key []byte) {
+	if !s.enter() {
+		if err := s.end(); err != nil {
+			return err
+		}
+		return errors.New("chunk is not a JSON object")
+	}
+	for n := 0; ; n++ {
+		key, ok := s.member(n)
+		if !ok {
+			break
+		}
 		switch string(key) {
 		case "id":
 			s.setStr(&d.id)
@@ -269,14 +279,8 @@ func (d *chatDecoder) parse(data []byte) error {
 		default:
 			s.skip()
 		}
-	})
-	if err := s.end(); err != nil {
-		return err
 	}
-	if !isObject {
-		return errors.New("chunk is not a JSON object")
-	}
-	return nil
+	return s.end()
 }
 
 // readUsage reads one member of a usage object of either API.
@@ -315,39 +319,25 @@ func (d *chatDecoder) choice() {
 	index := 0
 	var content, reasoning, finish string
 	mark := len(ch.calls)
-	s.object(func(key []byte) {
+	if !s.enter() {
+		return
+	}
+	for n := 0; ; n++ {
+		key, ok := s.member(n)
+		if !ok {
+			break
+		}
 		switch string(key) {
 		case "index":
 			index = s.num()
 		case "finish_reason":
 			finish = internFinish(s.strBytes())
 		case "delta", "message":
-			s.object(func(key []byte) {
-				switch k := string(key); k {
-				case "content", "refusal":
-					content = appendStr(content, s.strBytes())
-				case "reasoning_content", "reasoning":
-					if s.peek() != '"' && s.peek() != 'n' {
-						s.skip() // an object on some servers; not text
-						return
-					}
-					if v := s.strBytes(); d.field != "-" && (d.field == "" || d.field == k) {
-						reasoning = appendStr(reasoning, v)
-					}
-				case "tool_calls":
-					s.array(func(int) { d.readCallDelta() })
-				default:
-					if d.field != "" && k == d.field && s.peek() == '"' { // a server's own field name
-						reasoning = appendStr(reasoning, s.strBytes())
-						return
-					}
-					s.skip()
-				}
-			})
+			d.delta(&content, &reasoning)
 		default:
 			s.skip()
 		}
-	})
+	}
 	if index != 0 {
 		ch.calls = ch.calls[:mark]
 		return
@@ -356,6 +346,40 @@ func (d *chatDecoder) choice() {
 	ch.reasoning = joinStr(ch.reasoning, reasoning)
 	if finish != "" {
 		ch.finish = finish
+	}
+}
+
+// delta reads a choice's delta (or, in a whole reply, its message).
+func (d *chatDecoder) delta(content, reasoning *string) {
+	s := &d.sc
+	if !s.enter() {
+		return
+	}
+	for n := 0; ; n++ {
+		key, ok := s.member(n)
+		if !ok {
+			return
+		}
+		switch k := string(key); k {
+		case "content", "refusal":
+			*content = appendStr(*content, s.strBytes())
+		case "reasoning_content", "reasoning":
+			if c := s.peek(); c != '"' && c != 'n' {
+				s.skip() // an object on some servers; not text
+				continue
+			}
+			if v := s.strBytes(); d.field != "-" && (d.field == "" || d.field == k) {
+				*reasoning = appendStr(*reasoning, v)
+			}
+		case "tool_calls":
+			s.array(func(int) { d.readCallDelta() })
+		default:
+			if d.field != "" && k == d.field && s.peek() == '"' { // a server's own field name
+				*reasoning = appendStr(*reasoning, s.strBytes())
+				continue
+			}
+			s.skip()
+		}
 	}
 }
 
