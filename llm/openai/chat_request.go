@@ -39,29 +39,10 @@ type chatMessage struct {
 	Content    any            `json:"content,omitempty"`
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
-
-	// reasoningField and reasoning replay thinking for servers that want
-	// it back (Compat.ReplayReasoningField).
-	reasoningField string
-	reasoning      string
-}
-
-// MarshalJSON adds the replayed reasoning under its configured name.
-func (m chatMessage) MarshalJSON() ([]byte, error) {
-	type plain chatMessage
-	b, err := marshal(plain(m))
-	if err != nil || m.reasoningField == "" || m.reasoning == "" {
-		return b, err
-	}
-	k, _ := marshal(m.reasoningField)
-	v, _ := marshal(m.reasoning)
-	out := make([]byte, 0, len(b)+len(k)+len(v)+2)
-	out = append(out, b[:len(b)-1]...)
-	out = append(out, ',')
-	out = append(out, k...)
-	out = append(out, ':')
-	out = append(out, v...)
-	return append(out, '}'), nil
+	// Thinking replayed for servers that want it back
+	// (Compat.ReplayReasoningField), under one of the two names in use.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	Reasoning        string `json:"reasoning,omitempty"`
 }
 
 type chatPart struct {
@@ -111,6 +92,11 @@ func buildChat(req *llm.Request, base string, cp Compat) ([]byte, error) {
 	case "", "max_completion_tokens", "max_tokens":
 	default:
 		return nil, fmt.Errorf("Compat.MaxTokensField is %q; want \"max_completion_tokens\" or \"max_tokens\"", cp.MaxTokensField)
+	}
+	switch cp.ReplayReasoningField {
+	case "", "reasoning_content", "reasoning":
+	default:
+		return nil, fmt.Errorf("Compat.ReplayReasoningField is %q; want \"reasoning_content\" or \"reasoning\"", cp.ReplayReasoningField)
 	}
 	if n := maxTokens(req); n > 0 {
 		if cp.MaxTokensField == "max_tokens" {
@@ -250,7 +236,11 @@ func assistantMessage(m *llm.Message, cp Compat) (chatMessage, bool) {
 		out.Content = text.String()
 	}
 	if reasoning.Len() > 0 {
-		out.reasoningField, out.reasoning = cp.ReplayReasoningField, reasoning.String()
+		if cp.ReplayReasoningField == "reasoning" {
+			out.Reasoning = reasoning.String()
+		} else {
+			out.ReasoningContent = reasoning.String()
+		}
 		if out.Content == nil {
 			out.Content = ""
 		}

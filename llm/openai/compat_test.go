@@ -208,6 +208,15 @@ func TestChatReplaysReasoningWhenAsked(t *testing.T) {
 	if am["reasoning_content"] != "first I think" || am["content"] != "calling" {
 		t.Errorf("assistant = %v; want the reasoning replayed", am)
 	}
+	v, _ = sentBody(t, llm.APIOpenAIChat, Compat{ReplayReasoningField: "reasoning", MaxTokensField: "max_tokens"}, req())
+	am = v["messages"].([]any)[1].(map[string]any)
+	if am["reasoning"] != "first I think" || am["reasoning_content"] != nil {
+		t.Errorf("assistant = %v; want the reasoning replayed as reasoning", am)
+	}
+	v, r := sentBody(t, llm.APIOpenAIChat, Compat{ReplayReasoningField: "thoughts"}, req())
+	if v != nil || llm.CodeOf(r.err) != llm.CodeFormat || !strings.Contains(r.final.ErrorMessage, "ReplayReasoningField") {
+		t.Errorf("sent %v; error %v", v, r.err)
+	}
 }
 
 func TestRequestShaping(t *testing.T) {

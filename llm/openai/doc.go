@@ -47,8 +47,9 @@
 //   - MaxTokensField: "max_completion_tokens" (default) or "max_tokens" (Chat).
 //   - ReasoningField: the delta field reasoning text streams in; "" detects
 //     reasoning_content or reasoning, "-" ignores reasoning (Chat).
-//   - ReplayReasoningField: send earlier thinking back in this assistant
-//     message field, for servers that want it (Chat; off by default).
+//   - ReplayReasoningField: send earlier thinking back in the assistant
+//     message's "reasoning_content" or "reasoning" field, for servers that
+//     want it (Chat; off by default).
 //   - NoReasoningEffort: never send an effort.
 //   - ReasoningObject: effort as {"reasoning":{"effort":…}} (Chat; OpenRouter).
 //   - NoPromptCacheKey: never send prompt_cache_key.

@@ -69,8 +69,9 @@ type Compat struct {
 	ReasoningField string
 	// ReplayReasoningField, when set, sends the thinking text of earlier
 	// assistant messages of this API back in that field of the assistant
-	// message (e.g. "reasoning_content" for servers that want reasoning
-	// returned during a tool loop). Empty never sends thinking back.
+	// message: "reasoning_content" or "reasoning", for servers that want
+	// reasoning returned during a tool loop. Empty never sends thinking
+	// back.
 	ReplayReasoningField string
 	// NoReasoningEffort never sends a reasoning effort, even to models
 	// with Reasoning.
