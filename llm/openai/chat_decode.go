@@ -22,10 +22,15 @@ type chatDecoder struct {
 	model   string
 	// reportedID is the response id the emitter knows.
 	reportedID string
-	text       int // open text block, or -1
-	think      int // open thinking block, or -1
-	calls      []openCall
-	finish     string // last finish_reason
+	// prefix holds the bytes of the last chunk before its "choices"
+	// member, and prefixN the number of members in them; a chunk that
+	// starts with the same bytes skips reading them again.
+	prefix  []byte
+	prefixN int
+	text    int // open text block, or -1
+	think   int // open thinking block, or -1
+	calls   []openCall
+	finish  string // last finish_reason
 }
 
 // openCall maps a streamed tool call (keyed by its index) to its block.
@@ -253,13 +258,21 @@ func (d *chatDecoder) parse(data []byte) error {
 	ch.hasUsage, ch.hasError = false, false
 	s := &d.sc
 	s.reset(data)
-	if !s.enter() {
+	n := 0
+	if p := d.prefix; len(p) > 0 && len(data) > len(p) && data[len(p)] == ',' && string(data[:len(p)]) == string(p) {
+		// The members before "choices" are byte for byte those of an
+		// earlier chunk (id, object, created, model, fingerprint…), read
+		// then; continue after them.
+		s.i, n = len(p), d.prefixN
+	} else if !s.enter() {
 		if err := s.end(); err != nil {
 			return err
 		}
 		return errors.New("chunk is not a JSON object")
 	}
-	for n := 0; ; n++ {
+	prefixEnd := -1
+	for ; ; n++ {
+		end := s.i
 		key, ok := s.member(n)
 		if !ok {
 			break
@@ -270,6 +283,10 @@ func (d *chatDecoder) parse(data []byte) error {
 		case "model":
 			s.setStr(&d.model)
 		case "choices":
+			if n > 0 && prefixEnd < 0 {
+				prefixEnd = end
+				d.prefixN = n
+			}
 			s.array(func(int) { d.choice() })
 		case "usage":
 			ch.usage = wireUsage{}
@@ -280,7 +297,13 @@ func (d *chatDecoder) parse(data []byte) error {
 			s.skip()
 		}
 	}
-	return s.end()
+	if err := s.end(); err != nil {
+		return err
+	}
+	if prefixEnd > 0 && !ch.hasError {
+		d.prefix = append(d.prefix[:0], data[:prefixEnd]...)
+	}
+	return nil
 }
 
 // readUsage reads one member of a usage object of either API.

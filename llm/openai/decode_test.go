@@ -40,6 +40,7 @@ func TestChatDecoderCases(t *testing.T) {
 		body   string
 		want   []llm.Content
 		stop   llm.StopReason
+		check  func(t *testing.T, m llm.Message)
 	}{
 		{name: "calls without index, arguments as an object, unknown fields and events",
 			body: ": keep-alive\n\nevent: ping\ndata: {\"note\":\"ignored\",\"choices\":[]}\n\n" + sseData(
@@ -73,6 +74,21 @@ func TestChatDecoderCases(t *testing.T) {
 			body: sseData(`{"choices":[{"delta":{"content":"a\u00e9\ud83d\ude00\n\"q\"\\"},"finish_reason":"length"}]}`, "[DONE]"),
 			want: []llm.Content{llm.Text("aé😀\n\"q\"\\")},
 			stop: llm.StopLength},
+		{name: "repeated chunk prefixes, a number that only starts the same, a late id",
+			body: sseData(`{"object":"chat.completion.chunk","created":17,"choices":[{"delta":{"content":"a"}}]}`,
+				`{"object":"chat.completion.chunk","created":17,"choices":[{"delta":{"content":"b"}}],"obfuscation":"x"}`,
+				`{"object":"chat.completion.chunk","created":175,"choices":[{"delta":{"content":"c"}}]}`,
+				`{"object":"chat.completion.chunk","created":17 ,"choices":[{"delta":{"content":"d"}}]}`,
+				`{"object":"chat.completion.chunk","created":17,"usage":{"prompt_tokens":3,"completion_tokens":4},"choices":[{"delta":{"content":"e"}}]}`,
+				`{"object":"chat.completion.chunk","created":17,"usage":{"prompt_tokens":3,"completion_tokens":4},"choices":[{"delta":{"content":"f"},"finish_reason":"stop"}],"id":"late"}`,
+				"[DONE]"),
+			want: []llm.Content{llm.Text("abcdef")},
+			stop: llm.StopEnd,
+			check: func(t *testing.T, m llm.Message) {
+				if m.ResponseID != "late" || m.Usage == nil || m.Usage.Input != 3 || m.Usage.Output != 4 {
+					t.Errorf("response id %q, usage %+v", m.ResponseID, m.Usage)
+				}
+			}},
 		{name: "interleaved thinking and text make separate blocks",
 			body: sseData(`{"choices":[{"delta":{"reasoning_content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"}}]}`,
 				`{"choices":[{"delta":{"reasoning_content":"c"}}]}`, `{"choices":[{"delta":{"content":"d"},"finish_reason":"stop"}]}`, "[DONE]"),
@@ -95,6 +111,9 @@ func TestChatDecoderCases(t *testing.T) {
 			}
 			if r.final.StopReason != tt.stop {
 				t.Errorf("stop = %s, want %s", r.final.StopReason, tt.stop)
+			}
+			if tt.check != nil {
+				tt.check(t, r.final)
 			}
 		})
 	}
