@@ -25,12 +25,15 @@ type chatDecoder struct {
 	// prefix holds the bytes of the last chunk before its "choices"
 	// member, and prefixN the number of members in them; a chunk that
 	// starts with the same bytes skips reading them again.
-	prefix  []byte
-	prefixN int
-	text    int // open text block, or -1
-	think   int // open thinking block, or -1
-	calls   []openCall
-	finish  string // last finish_reason
+	prefix      []byte
+	prefixN     int
+	prefixID    string // d.id and d.model right after the prefix was read
+	prefixModel string
+	noPrefix    bool // read every chunk in full (tests compare both ways)
+	text        int  // open text block, or -1
+	think       int  // open thinking block, or -1
+	calls       []openCall
+	finish      string // last finish_reason
 }
 
 // openCall maps a streamed tool call (keyed by its index) to its block.
@@ -259,10 +262,12 @@ func (d *chatDecoder) parse(data []byte) error {
 	s := &d.sc
 	s.reset(data)
 	n := 0
-	if p := d.prefix; len(p) > 0 && len(data) > len(p) && data[len(p)] == ',' && string(data[:len(p)]) == string(p) {
+	if p := d.prefix; len(p) > 0 && !d.noPrefix && len(data) > len(p) && data[len(p)] == ',' &&
+		string(data[:len(p)]) == string(p) && d.id == d.prefixID && d.model == d.prefixModel {
 		// The members before "choices" are byte for byte those of an
-		// earlier chunk (id, object, created, model, fingerprint…), read
-		// then; continue after them.
+		// earlier chunk (id, object, created, model, fingerprint…), and
+		// reading them again would leave the state as it is: continue
+		// after them.
 		s.i, n = len(p), d.prefixN
 	} else if !s.enter() {
 		if err := s.end(); err != nil {
@@ -270,7 +275,9 @@ func (d *chatDecoder) parse(data []byte) error {
 		}
 		return errors.New("chunk is not a JSON object")
 	}
-	prefixEnd := -1
+	prefixEnd, prefixN := -1, 0
+	var prefixID, prefixModel string
+	plain := true // no member before "choices" but id, model and ignored ones
 	for ; ; n++ {
 		end := s.i
 		key, ok := s.member(n)
@@ -283,15 +290,17 @@ func (d *chatDecoder) parse(data []byte) error {
 		case "model":
 			s.setStr(&d.model)
 		case "choices":
-			if n > 0 && prefixEnd < 0 {
-				prefixEnd = end
-				d.prefixN = n
+			if n > 0 && prefixEnd < 0 && plain {
+				prefixEnd, prefixN = end, n
+				prefixID, prefixModel = d.id, d.model // the state the prefix leads to
 			}
 			s.array(func(int) { d.choice() })
 		case "usage":
+			plain = plain && prefixEnd >= 0
 			ch.usage = wireUsage{}
 			ch.hasUsage = s.object(func(key []byte) { readUsage(s, key, &ch.usage) })
 		case "error":
+			plain = plain && prefixEnd >= 0
 			d.readError()
 		default:
 			s.skip()
@@ -302,6 +311,7 @@ func (d *chatDecoder) parse(data []byte) error {
 	}
 	if prefixEnd > 0 && !ch.hasError {
 		d.prefix = append(d.prefix[:0], data[:prefixEnd]...)
+		d.prefixN, d.prefixID, d.prefixModel = prefixN, prefixID, prefixModel
 	}
 	return nil
 }

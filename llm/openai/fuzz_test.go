@@ -8,6 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
 )
@@ -102,7 +104,28 @@ func FuzzChatDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzDecode(t, llm.APIOpenAIChat, body, Compat{})
+		// Skipping repeated chunk prefixes must not change the result.
+		if diff := cmp.Diff(finalOf(body, false), finalOf(body, true), ignoreTime); diff != "" {
+			t.Fatalf("prefix skipping changed the message (-full +skipping):\n%s", diff)
+		}
 	})
+}
+
+// finalOf decodes a Chat body and returns its final message, reading
+// every chunk in full unless skipPrefix.
+func finalOf(body []byte, skipPrefix bool) llm.Message {
+	req := &llm.Request{Model: llm.Model{ID: "m", Provider: "openai", API: llm.APIOpenAIChat}}
+	var final llm.Message
+	e := llm.NewEmitter(func(ev llm.Event, _ error) bool {
+		if ev.Final() {
+			final = *ev.Message
+		}
+		return true
+	}, req)
+	d := newChatDecoder(e, "openai", Compat{})
+	d.noPrefix = !skipPrefix
+	run(context.Background(), sse.NewReader(bytes.NewReader(body)), e, d, "openai")
+	return final
 }
 
 func FuzzResponsesDecode(f *testing.F) {
