@@ -59,6 +59,9 @@ func newAgent(e *env, o *runOptions, sess *session.Session, noSession bool) (*ag
 		Limit:    limitOptions(ws),
 		Stop:     harness.StopPolicy{MaxTurns: maxTurns},
 	}
+	if o.strict {
+		opts.Stop.Mode = harness.Strict
+	}
 	if sess != nil {
 		opts.Store = sess
 		opts.StreamOptions.SessionID = sess.ID()

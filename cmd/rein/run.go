@@ -24,7 +24,8 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringVarP(&o.workdir, "workdir", "C", "", "workspace directory the tools work in (default: the current directory)")
 	f.IntVar(&o.maxTurns, "max-turns", agent.DefaultMaxTurns, "stop after this many turns (0 = no cap)")
 	f.StringVar(&o.tools, "tools", "coding", "tools to offer: tool or toolset names, comma-separated; -name removes one (toolsets: coding, readonly; none for no tools)")
-	f.StringVar(&o.thinking, "thinking", "", "reasoning effort: off, minimal, low, medium, high, xhigh")
+	f.StringVar(&o.thinking, "thinking", "", "reasoning effort: off, minimal, low, medium, high, xhigh (default: the model's own)")
+	f.BoolVar(&o.strict, "strict", false, "end the run only when the model calls work_complete (reminding it a bounded number of times), not at its first final answer")
 }
 
 func newRunCmd(e *env) *cobra.Command {

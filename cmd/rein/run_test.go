@@ -120,3 +120,38 @@ func TestRunErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestRunStrict(t *testing.T) {
+	script := writeScript(t, t.TempDir(), `{"text": "Done, I think."}
+{"tool_calls": [{"name": "work_complete", "arguments": {"summary": "checked everything"}}]}
+`)
+	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", t.TempDir(), "--strict", "-o", "json", "go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r result
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	var reminded, completed bool
+	for _, m := range r.Messages {
+		if m.Role == "user" && strings.Contains(m.Text(), "work_complete") {
+			reminded = true
+		}
+		if m.Role == "tool_result" && m.ToolName == "work_complete" && !m.IsError {
+			completed = true
+		}
+	}
+	if r.Stop != "completed" || !reminded || !completed {
+		t.Fatalf("stop %s, reminded %v, completed %v", r.Stop, reminded, completed)
+	}
+	// Without the call, the reminders run out and the run says so.
+	script = writeScript(t, t.TempDir(), `{"text": "a"}
+{"text": "b"}
+{"text": "c"}
+`)
+	code, _, errOut = runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", t.TempDir(), "--strict", "go")
+	if code != 1 || !strings.Contains(errOut, "work_incomplete") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}

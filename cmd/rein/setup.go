@@ -28,6 +28,7 @@ type runOptions struct {
 	output    string
 	thinking  string
 	noSession bool
+	strict    bool
 }
 
 // workspace resolves the working directory flag.
