@@ -14,7 +14,7 @@ import (
 // fastEntry decodes line into e. parent, when not nil, may return an
 // existing string equal to a parent ID so that its memory is shared.
 func (s *scanner) fastEntry(line []byte, e *Entry, parent func([]byte) (string, bool)) bool {
-	s.b, s.i = line, 0
+	s.Reset(line)
 	ok := s.object(func(k []byte) uint32 {
 		var ok bool
 		switch string(k) {
@@ -27,19 +27,20 @@ func (s *scanner) fastEntry(line []byte, e *Entry, parent func([]byte) (string, 
 			e.ID, ok = s.str()
 			return bit(1, ok)
 		case "parent":
-			if parent != nil {
-				save := s.i
-				raw, esc, nonASCII, sok := s.strSpan()
-				if sok && !esc && !nonASCII {
-					if p, hit := parent(raw); hit {
-						e.Parent = p
-						return bit(2, true)
-					}
-				}
-				s.i = save
+			s.Peek()
+			start := s.Offset()
+			raw := s.Str()
+			if !s.exact(raw, start) {
+				return 0
 			}
-			e.Parent, ok = s.str()
-			return bit(2, ok)
+			if parent != nil {
+				if p, hit := parent(raw); hit {
+					e.Parent = p
+					return bit(2, true)
+				}
+			}
+			e.Parent = s.keep(raw)
+			return bit(2, true)
 		case "timestamp":
 			return bit(3, s.time(&e.Timestamp))
 		case "message":
@@ -96,8 +97,7 @@ func (s *scanner) fastEntry(line []byte, e *Entry, parent func([]byte) (string, 
 		}
 		return 0
 	})
-	s.ws()
-	return ok && s.i == len(s.b)
+	return ok && s.End() == nil
 }
 
 func bit(n uint, ok bool) uint32 {
@@ -108,12 +108,10 @@ func bit(n uint, ok bool) uint32 {
 }
 
 func (s *scanner) time(t interface{ UnmarshalJSON([]byte) error }) bool {
-	s.ws()
-	start := s.i
-	if _, _, _, ok := s.strSpan(); !ok {
-		return false
-	}
-	return t.UnmarshalJSON(s.b[start:s.i]) == nil
+	s.Peek()
+	start := s.Offset()
+	s.Str()
+	return s.ok() && t.UnmarshalJSON(s.Input()[start:s.Offset()]) == nil
 }
 
 func (s *scanner) message(m *llm.Message) bool {
@@ -181,30 +179,25 @@ func (s *scanner) message(m *llm.Message) bool {
 // contents reads an array of content blocks into a slice of exactly the
 // right length; null gives nil, as the encoder writes a nil Content.
 func (s *scanner) contents() ([]llm.Content, bool) {
-	if s.peek() == 'n' {
-		return nil, s.lit("null")
+	if s.Null() {
+		return nil, true
 	}
-	if !s.next('[') {
+	if !s.Array() {
 		return nil, false
-	}
-	if s.next(']') {
-		return []llm.Content{}, true
 	}
 	var buf [4]llm.Content
 	blocks := buf[:0]
-	for {
+	for n := 0; s.Element(n); n++ {
 		var c llm.Content
 		if !s.content(&c) {
 			return nil, false
 		}
 		blocks = append(blocks, c)
-		if s.next(']') {
-			return append(make([]llm.Content, 0, len(blocks)), blocks...), true
-		}
-		if !s.next(',') {
-			return nil, false
-		}
 	}
+	if !s.ok() {
+		return nil, false
+	}
+	return append(make([]llm.Content, 0, len(blocks)), blocks...), true
 }
 
 func (s *scanner) content(c *llm.Content) bool {

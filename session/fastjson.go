@@ -1,24 +1,25 @@
 package session
 
 import (
-	"encoding/binary"
+	"bytes"
 	"encoding/json"
-	"math/bits"
-	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
 	"unsafe"
+
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
-// scanner is a small JSON reader over one line, used by the fast path of
-// the entry decoder. Every method reports failure by returning false; the
-// fast path then gives up and the line is decoded by encoding/json, which
-// has the final word on what a line means. The fast path therefore only
-// needs to be right when it succeeds: it accepts a subset of JSON (no
-// null values except a null message content, no duplicate or unknown
-// keys, no escaped keys, no invalid UTF-8 in strings) and decodes it
-// exactly as encoding/json would.
+// scanner is the JSON reader of the fast path of the entry decoder. Every
+// method reports failure by returning false; the fast path then gives up
+// and the line is decoded by encoding/json, which has the final word on
+// what a line means. The fast path therefore only needs to be right when
+// it succeeds: it accepts a subset of JSON (no null values except a null
+// message content, no duplicate, unknown or escaped keys, no invalid
+// UTF-8 or lone surrogates in strings) and decodes it exactly as
+// encoding/json would.
 type scanner struct {
-	b []byte
-	i int
+	jsonx.Scanner
 	// intern shares the memory of short values that repeat across lines
 	// (roles, block types, model names…).
 	intern map[string]string
@@ -26,350 +27,197 @@ type scanner struct {
 	recent [64]string
 	// block is where keep copies strings.
 	block []byte
-	// scratch is reused for unescaping strings.
-	scratch []byte
 }
 
-const maxDepth = 512
+func (s *scanner) ok() bool { return s.Err() == nil }
 
-func (s *scanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+// str reads a string value.
+func (s *scanner) str() (string, bool) {
+	s.Peek()
+	start := s.Offset()
+	b := s.Str()
+	if !s.exact(b, start) {
+		return "", false
+	}
+	return s.keep(b), true
+}
+
+// exact reports whether b, the string just read from the input at
+// start, is what encoding/json decodes it to, and not a replacement:
+// encoding/json turns invalid UTF-8 and lone surrogates into U+FFFD, and
+// lines holding them are left to it, so that they are kept verbatim.
+func (s *scanner) exact(b []byte, start int) bool {
+	if !s.ok() || !utf8.Valid(b) {
+		return false
+	}
+	// Only an escape can make a lone surrogate, which then decodes to
+	// U+FFFD; checking for that first is much cheaper than looking for
+	// the escape.
+	return !s.Escaped() || !bytes.Contains(b, []byte("\uFFFD")) || !loneSurrogate(s.Input()[start:s.Offset()])
+}
+
+// loneSurrogate reports whether the valid JSON string raw (quotes
+// included) has a \u escape of a UTF-16 surrogate that is not half of a
+// pair.
+func loneSurrogate(raw []byte) bool {
+	for i := bytes.IndexByte(raw, '\\'); i >= 0; {
+		if raw[i+1] == 'u' {
+			if r := hex4(raw[i+2:]); utf16.IsSurrogate(r) {
+				if raw[i+6] != '\\' || raw[i+7] != 'u' || utf16.DecodeRune(r, hex4(raw[i+8:])) == utf8.RuneError {
+					return true
+				}
+				i += 6
+			}
 		}
-	}
-}
-
-// next skips whitespace and reports whether the next byte is c, consuming
-// it if so.
-func (s *scanner) next(c byte) bool {
-	if s.i < len(s.b) && s.b[s.i] == c { // compact JSON, the usual case
-		s.i++
-		return true
-	}
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
+		i += 2
+		k := bytes.IndexByte(raw[i:], '\\')
+		if k < 0 {
+			break
+		}
+		i += k
 	}
 	return false
 }
 
-func (s *scanner) peek() byte {
-	if s.i < len(s.b) && s.b[s.i] > ' ' {
-		return s.b[s.i]
+// hex4 decodes the four hex digits that start b, known to be valid.
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		r = r<<4 | rune(c&0xf)
+		if c > '9' {
+			r += 9 // 'a' and 'A' end in 1
+		}
 	}
-	s.ws()
-	if s.i < len(s.b) {
-		return s.b[s.i]
-	}
-	return 0
+	return r
 }
 
-// strSpan reads a string token and returns its content (between the
-// quotes), whether it has escapes and whether it has non-ASCII bytes.
-func (s *scanner) strSpan() (raw []byte, esc, nonASCII, ok bool) {
-	if !s.next('"') {
-		return nil, false, false, false
+// Strings are copied into shared blocks rather than allocated one by
+// one: a session holds hundreds of thousands of them, and one allocation
+// each costs time and size-class rounding. A block lives as long as any
+// string in it, which suits a log kept whole in memory. Strings are
+// immutable and a block is only ever appended to, so sharing is safe.
+const (
+	minBlock   = 4 << 10
+	maxBlock   = 256 << 10
+	ownBlockAt = 32 << 10 // strings this long get an allocation of their own
+)
+
+// keep returns b as a string that does not alias the scanner's input.
+func (s *scanner) keep(b []byte) string {
+	if len(b) == 0 {
+		return ""
 	}
-	start := s.i
-	for s.i < len(s.b) {
-		// Skip plain bytes eight at a time, up to the first byte that
-		// needs a look.
-		for s.i+8 <= len(s.b) {
-			m := special(binary.LittleEndian.Uint64(s.b[s.i:]))
-			if m != 0 {
-				s.i += bits.TrailingZeros64(m) >> 3
-				break
-			}
-			s.i += 8
-		}
-		if s.i >= len(s.b) {
-			break
-		}
-		c := s.b[s.i]
-		switch {
-		case c == '"':
-			raw = s.b[start:s.i]
-			s.i++
-			return raw, esc, nonASCII, true
-		case c == '\\':
-			esc = true
-			s.i++
-			if s.i >= len(s.b) {
-				return nil, false, false, false
-			}
-			if s.b[s.i] == 'u' {
-				if s.i+4 >= len(s.b) {
-					return nil, false, false, false
-				}
-				for _, h := range s.b[s.i+1 : s.i+5] {
-					if hexVal(h) < 0 {
-						return nil, false, false, false
-					}
-				}
-				s.i += 4
-			} else {
-				switch s.b[s.i] {
-				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				default:
-					return nil, false, false, false
-				}
-			}
-			s.i++
-		case c < 0x20:
-			return nil, false, false, false
-		case c >= 0x80:
-			nonASCII = true
-			s.i++
-		default:
-			s.i++
-		}
+	if len(b) >= ownBlockAt {
+		return string(b)
 	}
-	return nil, false, false, false
+	if cap(s.block)-len(s.block) < len(b) {
+		size := min(max(2*cap(s.block), minBlock), maxBlock)
+		s.block = make([]byte, 0, max(size, len(b)))
+	}
+	start := len(s.block)
+	s.block = append(s.block, b...)
+	return unsafe.String(&s.block[start], len(b))
 }
 
-// special marks, with its high bit, each of the eight bytes of w (little
-// endian) that needs a look inside a string: a quote, a backslash, a
-// control byte or a non-ASCII byte. The lowest marked byte is always a
-// special one; bytes above it may be marked wrongly (a borrow), which is
-// harmless as scanning restarts after the lowest.
-func special(w uint64) uint64 {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	q := w ^ (lo * '"')
-	bs := w ^ (lo * '\\')
-	return ((q-lo)&^q | (bs-lo)&^bs | (w-lo*0x20)&^w | w) & hi
+// istr reads a string value that is likely to repeat, sharing its memory.
+func (s *scanner) istr() (string, bool) {
+	s.Peek()
+	start := s.Offset()
+	raw := s.Str()
+	if s.Escaped() || len(raw) > 64 || len(raw) == 0 {
+		if !s.exact(raw, start) {
+			return "", false
+		}
+		return s.keep(raw), true
+	}
+	if !s.ok() || !ascii(raw) && !utf8.Valid(raw) {
+		return "", false
+	}
+	slot := &s.recent[(len(raw)*31+int(raw[0])+int(raw[len(raw)-1])*7)&(len(s.recent)-1)]
+	if *slot == string(raw) {
+		return *slot, true
+	}
+	if v, hit := s.intern[string(raw)]; hit {
+		*slot = v
+		return v, true
+	}
+	v := string(raw)
+	if s.intern != nil && len(s.intern) < 4096 {
+		s.intern[v] = v
+		*slot = v
+	}
+	return v, true
 }
 
-func hexVal(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
+// ascii reports whether the short string b is plain ASCII, more cheaply
+// than utf8.Valid does.
+func ascii(b []byte) bool {
+	var acc byte
+	for _, c := range b {
+		acc |= c
 	}
-	return -1
+	return acc < utf8.RuneSelf
 }
-
-// numSpan reads a number token, checking the JSON grammar, and reports
-// whether it is a plain integer (no fraction or exponent).
-func (s *scanner) numSpan() (raw []byte, integer, ok bool) {
-	s.ws()
-	start := s.i
-	integer = true
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	switch {
-	case s.i < len(s.b) && s.b[s.i] == '0':
-		s.i++
-	case s.i < len(s.b) && '1' <= s.b[s.i] && s.b[s.i] <= '9':
-		for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
-			s.i++
-		}
-	default:
-		return nil, false, false
-	}
-	if s.i < len(s.b) && s.b[s.i] == '.' {
-		integer = false
-		s.i++
-		if !s.digits() {
-			return nil, false, false
-		}
-	}
-	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		integer = false
-		s.i++
-		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
-			s.i++
-		}
-		if !s.digits() {
-			return nil, false, false
-		}
-	}
-	return s.b[start:s.i], integer, true
-}
-
-func (s *scanner) digits() bool {
-	start := s.i
-	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
-		s.i++
-	}
-	return s.i > start
-}
-
-// bytesString views b as a string for parsing calls that do not keep it.
-func bytesString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func (s *scanner) int() (int, bool) {
-	raw, integer, ok := s.numSpan()
-	if !ok || !integer {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(bytesString(raw), 10, strconv.IntSize)
-	return int(n), err == nil
+	n := s.Int()
+	return n, s.ok()
 }
 
 func (s *scanner) float() (float64, bool) {
-	raw, _, ok := s.numSpan()
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(bytesString(raw), 64)
-	return f, err == nil
+	f := s.Float()
+	return f, s.ok()
 }
 
 func (s *scanner) bool() (bool, bool) {
-	s.ws()
-	switch {
-	case s.lit("true"):
-		return true, true
-	case s.lit("false"):
-		return false, true
-	}
-	return false, false
-}
-
-func (s *scanner) lit(word string) bool {
-	if len(s.b)-s.i >= len(word) && string(s.b[s.i:s.i+len(word)]) == word {
-		s.i += len(word)
-		return true
-	}
-	return false
+	b := s.Bool()
+	return b, s.ok()
 }
 
 // raw reads any JSON value except a top-level null and returns a copy of
 // its bytes, as encoding/json fills a json.RawMessage.
 func (s *scanner) raw() (json.RawMessage, bool) {
-	s.ws()
-	start := s.i
-	if s.lit("null") || !s.skip(0) {
+	if s.Peek() == 'n' {
 		return nil, false
 	}
-	return append(json.RawMessage(nil), s.b[start:s.i]...), true
-}
-
-// skip reads and validates any JSON value.
-func (s *scanner) skip(depth int) bool {
-	if depth > maxDepth {
-		return false
+	v := s.Raw()
+	if !s.ok() {
+		return nil, false
 	}
-	switch s.peek() {
-	case '{':
-		s.i++
-		if s.next('}') {
-			return true
-		}
-		for {
-			if _, _, _, ok := s.strSpan(); !ok || !s.next(':') || !s.skip(depth+1) {
-				return false
-			}
-			if s.next('}') {
-				return true
-			}
-			if !s.next(',') {
-				return false
-			}
-		}
-	case '[':
-		s.i++
-		if s.next(']') {
-			return true
-		}
-		for {
-			if !s.skip(depth + 1) {
-				return false
-			}
-			if s.next(']') {
-				return true
-			}
-			if !s.next(',') {
-				return false
-			}
-		}
-	case '"':
-		// encoding/json copies strings inside raw values as they are,
-		// invalid UTF-8 included, so only the grammar is checked.
-		_, _, _, ok := s.strSpan()
-		return ok
-	case 't':
-		return s.lit("true")
-	case 'f':
-		return s.lit("false")
-	case 'n':
-		return s.lit("null")
-	default:
-		_, _, ok := s.numSpan()
-		return ok
-	}
+	return append(json.RawMessage(nil), v...), true
 }
 
 // strings reads an array of strings; [] gives an empty, non-nil slice.
 func (s *scanner) strings() ([]string, bool) {
-	if !s.next('[') {
+	if !s.Array() {
 		return nil, false
 	}
 	out := []string{}
-	if s.next(']') {
-		return out, true
-	}
-	for {
+	for n := 0; s.Element(n); n++ {
 		v, ok := s.str()
 		if !ok {
 			return nil, false
 		}
 		out = append(out, v)
-		if s.next(']') {
-			return out, true
-		}
-		if !s.next(',') {
-			return nil, false
-		}
 	}
-}
-
-// key reads an object key and the colon after it. Keys with escapes,
-// control or non-ASCII bytes are left to the slow path.
-func (s *scanner) key() ([]byte, bool) {
-	if !s.next('"') {
-		return nil, false
-	}
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '"' {
-			k := s.b[start:s.i]
-			s.i++
-			return k, s.next(':')
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			return nil, false
-		}
-		s.i++
-	}
-	return nil, false
+	return out, s.ok()
 }
 
 // object reads an object, calling field for each key; field reads the
 // value and returns the key's bit (for duplicate detection) or 0 for an
 // unknown key or a bad value. Value readers fail on null, except where
-// noted, so null values go to the slow path.
+// noted, so null values go to the slow path. Escaped keys go there too.
 func (s *scanner) object(field func(key []byte) uint32) bool {
-	if !s.next('{') {
+	if !s.Object() {
 		return false
 	}
-	if s.next('}') {
-		return true
-	}
 	var seen uint32
-	for {
-		k, ok := s.key()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
 		if !ok {
+			return s.ok()
+		}
+		if s.Escaped() {
 			return false
 		}
 		bit := field(k)
@@ -377,11 +225,5 @@ func (s *scanner) object(field func(key []byte) uint32) bool {
 			return false
 		}
 		seen |= bit
-		if s.next('}') {
-			return true
-		}
-		if !s.next(',') {
-			return false
-		}
 	}
 }

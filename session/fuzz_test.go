@@ -329,3 +329,33 @@ func sampleJSON(t reflect.Type) string {
 	}
 	return `null`
 }
+
+// TestRawKeptForInexactLines checks which lines keep their bytes in Raw:
+// those whose decoding is not exact (a lone surrogate or invalid UTF-8
+// becomes U+FFFD) or that spell a key with escapes, and only those.
+func TestRawKeptForInexactLines(t *testing.T) {
+	line := func(text string) string {
+		return `{"type":"message","id":"a","message":{"role":"user","content":[{"type":"text","text":"` + text + `"}]}}`
+	}
+	for _, tt := range []struct {
+		line string
+		raw  bool
+	}{
+		{line(`plain`), false},
+		{line(`caf\u00e9 \ud83d\ude00 \n \\ud800`), false},
+		{line("\uFFFD \\ufffd written as such"), false},
+		{line(`lone \ud800 high`), true},
+		{line(`lone \udc00 low`), true},
+		{line(`\ud800\u0041 unpaired`), true},
+		{line("bad \xff byte"), true},
+		{`{"type":"message","id":"a","message":{"role":"user","con\u0074ent":[{"type":"text","text":"x"}]}}`, true},
+	} {
+		e, err := DecodeEntry([]byte(tt.line))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.line, err)
+		}
+		if (e.Raw != nil) != tt.raw {
+			t.Errorf("%s: Raw = %q, want it kept: %v", tt.line, e.Raw, tt.raw)
+		}
+	}
+}

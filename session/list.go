@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -93,7 +94,6 @@ func Stat(path string) (Info, error) {
 	}
 	info := Info{Path: path, Modified: fi.ModTime()}
 	first := true
-	var sc scanner
 	err = eachLine(f, func(line []byte, _, _ int64, complete, tooLong bool) error {
 		if first {
 			first = false
@@ -113,10 +113,7 @@ func Stat(path string) (Info, error) {
 		}
 		typ, ok := peekType(line)
 		if ok && complete {
-			sc.b, sc.i = line, 0
-			ok = sc.skip(0)
-			sc.ws()
-			ok = ok && sc.i == len(line)
+			ok = jsonx.Valid(line)
 		}
 		if !ok || !complete {
 			e, err := DecodeEntry(line)
