@@ -30,6 +30,7 @@ package jsonx
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // MaxDepth bounds the nesting of arrays and objects in skipped and
@@ -72,6 +73,18 @@ func (p problem) String() string {
 		"expected ',' or ']' after an array element", "expected ':' after an object key", "nesting too deep"}[p]
 }
 
+// The core functions below read the input as a string: string and
+// []byte inputs share one implementation that the compiler inlines
+// freely (generic code would not be). They never write to it and never
+// keep it beyond the call.
+
+// unsafeString views b as a string without copying it.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// view views b, a string or a byte slice, as a string without copying it:
+// a slice's header starts with the same pointer and length as a string's.
+func view[T ~string | ~[]byte](b T) string { return *(*string)(unsafe.Pointer(&b)) }
+
 // Bytes that end a run of plain string content, found eight at a time:
 // ones*c repeats the byte c in every lane of a word.
 const (
@@ -81,7 +94,7 @@ const (
 
 // load8 reads the eight bytes at b[i:], little-endian (the compiler
 // turns this into one load).
-func load8[T ~string | ~[]byte](b T, i int) uint64 {
+func load8(b string, i int) uint64 {
 	w := b[i : i+8]
 	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
@@ -99,7 +112,7 @@ func special(x uint64) uint64 {
 
 // nextSpecial returns the index of the first quote, backslash or control
 // character at or after b[i], or len(b) when there is none.
-func nextSpecial[T ~string | ~[]byte](b T, i int) int {
+func nextSpecial(b string, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		if m := special(load8(b, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
@@ -115,7 +128,7 @@ func nextSpecial[T ~string | ~[]byte](b T, i int) int {
 
 // skipSpace returns the index of the first byte at or after b[i] that is
 // not JSON whitespace.
-func skipSpace[T ~string | ~[]byte](b T, i int) int {
+func skipSpace(b string, i int) int {
 	for i < len(b) {
 		switch b[i] {
 		case ' ', '\t', '\n', '\r':
@@ -127,51 +140,64 @@ func skipSpace[T ~string | ~[]byte](b T, i int) int {
 	return i
 }
 
-// scanString checks the string whose opening quote is at b[i] and
-// returns the index after its closing quote. On failure it returns the
-// offset of the problem.
-func scanString[T ~string | ~[]byte](b T, i int) (int, problem) {
-	j := i + 1
-	for {
-		// Step over plain bytes eight at a time (nextSpecial, inlined).
-		for j+8 <= len(b) {
-			if m := special(load8(b, j)); m != 0 {
-				j += bits.TrailingZeros64(m) >> 3
+// The scanning functions return the index just after what they read,
+// or, when it is malformed, a negative number from fail that encodes
+// where and what the problem is.
+
+// fail encodes a problem found at offset off.
+func fail(off int, p problem) int { return -1 - (off<<4 | int(p)) }
+
+// failure decodes what fail encoded.
+func failure(n int) (off int, p problem) { return (-1 - n) >> 4, problem((-1 - n) & 15) }
+
+// scanString checks the string whose opening quote is at b[i].
+func scanString(b string, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		// Past the first bytes (most strings are short), step over
+		// plain bytes eight at a time.
+		if j-i > 16 {
+			for j+8 <= len(b) {
+				if m := special(load8(b, j)); m != 0 {
+					j += bits.TrailingZeros64(m) >> 3
+					break
+				}
+				j += 8
+			}
+			if j >= len(b) {
 				break
 			}
-			j += 8
 		}
-		for j < len(b) && b[j] >= 0x20 && b[j] != '"' && b[j] != '\\' {
-			j++
+		c := b[j]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
 		}
-		if j >= len(b) {
-			return len(b), unexpectedEnd
-		}
-		switch c := b[j]; {
+		switch {
 		case c == '"':
-			return j + 1, fine
+			return j + 1
 		case c < 0x20:
-			return j, controlChar
-		}
-		if j+1 >= len(b) {
-			return len(b), unexpectedEnd
+			return fail(j, controlChar)
+		case j+1 >= len(b):
+			return fail(len(b), unexpectedEnd)
 		}
 		switch b[j+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			j += 2
+			j++
 		case 'u':
-			if _, ok := hex4(b, j+2); !ok {
-				return j, badEscape
+			if j+5 >= len(b) || !isHex(b[j+2]) || !isHex(b[j+3]) || !isHex(b[j+4]) || !isHex(b[j+5]) {
+				return fail(j, badEscape)
 			}
-			j += 6
+			j += 5
 		default:
-			return j, badEscape
+			return fail(j, badEscape)
 		}
 	}
+	return fail(len(b), unexpectedEnd)
 }
 
+func isHex(c byte) bool { return c-'0' < 10 || c|0x20-'a' < 6 }
+
 // hex4 decodes the four hex digits at b[i:].
-func hex4[T ~string | ~[]byte](b T, i int) (rune, bool) {
+func hex4(b string, i int) (rune, bool) {
 	if i+4 > len(b) {
 		return 0, false
 	}
@@ -193,9 +219,8 @@ func hex4[T ~string | ~[]byte](b T, i int) (rune, bool) {
 	return r, true
 }
 
-// scanNumber checks the number that starts at b[i] and returns the index
-// after it, or the offset of the problem.
-func scanNumber[T ~string | ~[]byte](b T, i int) (int, problem) {
+// scanNumber checks the number that starts at b[i].
+func scanNumber(b string, i int) int {
 	if i < len(b) && b[i] == '-' {
 		i++
 	}
@@ -203,63 +228,54 @@ func scanNumber[T ~string | ~[]byte](b T, i int) (int, problem) {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		i = digits(b, i+1)
+		for i++; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		}
 	default:
-		return i, badNumber
+		return fail(i, badNumber)
 	}
 	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return j, badNumber
+		i++
+		j := i
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
 		}
-		i = j
+		if i == j {
+			return fail(i, badNumber)
+		}
 	}
 	if i < len(b) && b[i]|0x20 == 'e' {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		j := digits(b, i)
-		if j == i {
-			return j, badNumber
+		j := i
+		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
 		}
-		i = j
-	}
-	return i, fine
-}
-
-func digits[T ~string | ~[]byte](b T, i int) int {
-	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-		i++
+		if i == j {
+			return fail(i, badNumber)
+		}
 	}
 	return i
 }
 
 // scanLiteral checks that the literal word (true, false or null) is at
-// b[i] and returns the index after it.
-func scanLiteral[T ~string | ~[]byte](b T, i int, word string) (int, problem) {
-	if len(b)-i < len(word) || string(b[i:i+len(word)]) != word {
-		return i, badLiteral
+// b[i].
+func scanLiteral(b string, i int, word string) int {
+	if len(b)-i < len(word) || b[i:i+len(word)] != word {
+		return fail(i, badLiteral)
 	}
-	return i + len(word), fine
+	return i + len(word)
 }
 
 // scanValue checks the value that starts at or after b[i], at nesting
-// depth depth, and returns the index after it, or the offset of the
-// problem.
-func scanValue[T ~string | ~[]byte](b T, i, depth int) (int, problem) {
+// depth depth.
+func scanValue(b string, i, depth int) int {
 	i = skipSpace(b, i)
 	if i >= len(b) {
-		return i, unexpectedEnd
+		return fail(i, unexpectedEnd)
 	}
 	switch c := b[i]; c {
 	case '"':
 		return scanString(b, i)
-	case '{', '[':
-		if depth >= MaxDepth {
-			return i, tooDeep
-		}
-		return scanContainer(b, i, depth)
 	case 't':
 		return scanLiteral(b, i, "true")
 	case 'f':
@@ -268,54 +284,65 @@ func scanValue[T ~string | ~[]byte](b T, i, depth int) (int, problem) {
 		return scanLiteral(b, i, "null")
 	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 		return scanNumber(b, i)
-	}
-	return i, badValue
-}
-
-// scanContainer checks the object or array that opens at b[i].
-func scanContainer[T ~string | ~[]byte](b T, i, depth int) (int, problem) {
-	obj := b[i] == '{'
-	end, bad := byte(']'), badArray
-	if obj {
-		end, bad = '}', badObject
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == end {
-		return i + 1, fine
-	}
-	for {
-		var p problem
-		if obj {
-			if i = skipSpace(b, i); i >= len(b) || b[i] != '"' {
-				return min(i, len(b)), orEnd(b, i, badString)
+	case '[':
+		if depth >= MaxDepth {
+			return fail(i, tooDeep)
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == ']' {
+			return i + 1
+		}
+		for {
+			if i = scanValue(b, i, depth+1); i < 0 {
+				return i
 			}
-			if i, p = scanString(b, i); p != fine {
-				return i, p
+			if i = skipSpace(b, i); i >= len(b) {
+				return fail(i, unexpectedEnd)
+			}
+			if c = b[i]; c == ']' {
+				return i + 1
+			}
+			if c != ',' {
+				return fail(i, badArray)
+			}
+			i++
+		}
+	case '{':
+		if depth >= MaxDepth {
+			return fail(i, tooDeep)
+		}
+		if i = skipSpace(b, i+1); i < len(b) && b[i] == '}' {
+			return i + 1
+		}
+		for {
+			if i = skipSpace(b, i); i >= len(b) || b[i] != '"' {
+				return fail(i, orEnd(b, i, badString))
+			}
+			if i = scanString(b, i); i < 0 {
+				return i
 			}
 			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
-				return i, orEnd(b, i, badColon)
+				return fail(i, orEnd(b, i, badColon))
+			}
+			if i = scanValue(b, i+1, depth+1); i < 0 {
+				return i
+			}
+			if i = skipSpace(b, i); i >= len(b) {
+				return fail(i, unexpectedEnd)
+			}
+			if c = b[i]; c == '}' {
+				return i + 1
+			}
+			if c != ',' {
+				return fail(i, badObject)
 			}
 			i++
 		}
-		if i, p = scanValue(b, i, depth+1); p != fine {
-			return i, p
-		}
-		i = skipSpace(b, i)
-		switch {
-		case i >= len(b):
-			return i, unexpectedEnd
-		case b[i] == ',':
-			i++
-		case b[i] == end:
-			return i + 1, fine
-		default:
-			return i, bad
-		}
 	}
+	return fail(i, badValue)
 }
 
 // orEnd returns p, or unexpectedEnd when i is past the input.
-func orEnd[T ~string | ~[]byte](b T, i int, p problem) problem {
+func orEnd(b string, i int, p problem) problem {
 	if i >= len(b) {
 		return unexpectedEnd
 	}

@@ -11,35 +11,26 @@ import (
 
 // SkipSpace returns the index of the first byte at or after b[i] that is
 // not whitespace.
-func SkipSpace[T ~string | ~[]byte](b T, i int) int { return skipSpace(b, i) }
+func SkipSpace[T ~string | ~[]byte](b T, i int) int { return skipSpace(view(b), i) }
 
 // SkipString returns the index just after the JSON string whose opening
 // quote is at b[i], or -1 when it is invalid or unterminated.
-func SkipString[T ~string | ~[]byte](b T, i int) int {
-	end, p := scanString(b, i)
-	if p != fine {
-		return -1
-	}
-	return end
-}
+func SkipString[T ~string | ~[]byte](b T, i int) int { return max(scanString(view(b), i), -1) }
 
 // SkipValue returns the index just after the JSON value that starts at or
 // after b[i], or -1 when there is none. depth is the nesting of the value
 // (0 at the top level); containers nest at most MaxDepth deep.
 func SkipValue[T ~string | ~[]byte](b T, i, depth int) int {
-	end, p := scanValue(b, i, depth)
-	if p != fine {
-		return -1
-	}
-	return end
+	return max(scanValue(view(b), i, depth), -1)
 }
 
 // Valid reports whether b is exactly one JSON value, with whitespace
 // around it allowed: what json.Valid reports, nesting beyond MaxDepth
 // aside.
 func Valid[T ~string | ~[]byte](b T) bool {
-	end, p := scanValue(b, 0, 0)
-	return p == fine && skipSpace(b, end) == len(b)
+	t := view(b)
+	end := scanValue(t, 0, 0)
+	return end >= 0 && skipSpace(t, end) == len(t)
 }
 
 // Members calls fn with the raw name (without quotes, escapes kept) and
@@ -47,43 +38,44 @@ func Valid[T ~string | ~[]byte](b T) bool {
 // returns false. It reports whether obj is a valid object, as far as it
 // was read. The slices alias obj.
 func Members(obj []byte, fn func(key, value []byte) bool) bool {
-	i := skipSpace(obj, 0)
+	t := unsafeString(obj)
+	i := skipSpace(t, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
-	if i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '}' {
-		return skipSpace(obj, i+1) == len(obj)
+	if i = skipSpace(t, i+1); i < len(obj) && obj[i] == '}' {
+		return skipSpace(t, i+1) == len(obj)
 	}
 	for {
 		if i >= len(obj) || obj[i] != '"' {
 			return false
 		}
-		ke, p := scanString(obj, i)
-		if p != fine {
+		ke := scanString(t, i)
+		if ke < 0 {
 			return false
 		}
 		key := obj[i+1 : ke-1]
-		if i = skipSpace(obj, ke); i >= len(obj) || obj[i] != ':' {
+		if i = skipSpace(t, ke); i >= len(obj) || obj[i] != ':' {
 			return false
 		}
-		vs := skipSpace(obj, i+1)
-		ve, p := scanValue(obj, vs, 1)
-		if p != fine {
+		vs := skipSpace(t, i+1)
+		ve := scanValue(t, vs, 1)
+		if ve < 0 {
 			return false
 		}
 		if !fn(key, obj[vs:ve]) {
 			return true
 		}
-		if i = skipSpace(obj, ve); i >= len(obj) {
+		if i = skipSpace(t, ve); i >= len(obj) {
 			return false
 		}
 		if obj[i] == '}' {
-			return skipSpace(obj, i+1) == len(obj)
+			return skipSpace(t, i+1) == len(obj)
 		}
 		if obj[i] != ',' {
 			return false
 		}
-		i = skipSpace(obj, i+1)
+		i = skipSpace(t, i+1)
 	}
 }
 
@@ -91,31 +83,32 @@ func Members(obj []byte, fn func(key, value []byte) bool) bool {
 // order, until fn returns false. It reports whether arr is a valid
 // array, as far as it was read. The slices alias arr.
 func Elements(arr []byte, fn func(value []byte) bool) bool {
-	i := skipSpace(arr, 0)
+	t := unsafeString(arr)
+	i := skipSpace(t, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return false
 	}
-	if i = skipSpace(arr, i+1); i < len(arr) && arr[i] == ']' {
-		return skipSpace(arr, i+1) == len(arr)
+	if i = skipSpace(t, i+1); i < len(arr) && arr[i] == ']' {
+		return skipSpace(t, i+1) == len(arr)
 	}
 	for {
-		ve, p := scanValue(arr, i, 1)
-		if p != fine {
+		ve := scanValue(t, i, 1)
+		if ve < 0 {
 			return false
 		}
 		if !fn(arr[i:ve]) {
 			return true
 		}
-		if i = skipSpace(arr, ve); i >= len(arr) {
+		if i = skipSpace(t, ve); i >= len(arr) {
 			return false
 		}
 		if arr[i] == ']' {
-			return skipSpace(arr, i+1) == len(arr)
+			return skipSpace(t, i+1) == len(arr)
 		}
 		if arr[i] != ',' {
 			return false
 		}
-		i = skipSpace(arr, i+1)
+		i = skipSpace(t, i+1)
 	}
 }
 
@@ -147,7 +140,7 @@ func StringBytes(raw []byte) (inner []byte, escaped, ok bool) {
 // encoding/json does, invalid UTF-8 and lone surrogates becoming U+FFFD;
 // ok is false when raw is not a valid JSON string.
 func String(raw []byte) (string, bool) {
-	if end, p := scanString(raw, 0); len(raw) < 2 || raw[0] != '"' || p != fine || end != len(raw) {
+	if len(raw) < 2 || raw[0] != '"' || scanString(unsafeString(raw), 0) != len(raw) {
 		return "", false
 	}
 	return decode(raw), true
@@ -160,7 +153,7 @@ func decode(raw []byte) string {
 	if j < 0 {
 		return Text(inner)
 	}
-	out, _, _ := unescape(append(make([]byte, 0, len(inner)), inner[:j]...), inner[j:])
+	out, _, _ := unescape(append(make([]byte, 0, len(inner)), inner[:j]...), unsafeString(inner[j:]))
 	if !utf8.Valid(out) {
 		return Text(out)
 	}
@@ -198,29 +191,30 @@ func Bool(raw []byte) bool { return string(raw) == "true" }
 
 // MembersValid is Members for an object already known to be valid.
 func MembersValid(obj []byte, fn func(key, value []byte) bool) bool {
-	i := skipSpace(obj, 0)
+	t := unsafeString(obj)
+	i := skipSpace(t, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
-	for i = skipSpace(obj, i+1); i < len(obj) && obj[i] == '"'; {
-		ke, ok := skipQuoted(obj, i)
+	for i = skipSpace(t, i+1); i < len(obj) && obj[i] == '"'; {
+		ke, ok := skipQuoted(t, i)
 		if !ok {
 			return false
 		}
 		key := obj[i+1 : ke-1]
-		if i = skipSpace(obj, ke); i >= len(obj) || obj[i] != ':' {
+		if i = skipSpace(t, ke); i >= len(obj) || obj[i] != ':' {
 			return false
 		}
-		vs := skipSpace(obj, i+1)
-		ve, p := skipLoose(obj, vs)
-		if p != fine {
+		vs := skipSpace(t, i+1)
+		ve := skipLoose(t, vs)
+		if ve < 0 {
 			return false
 		}
 		if !fn(key, obj[vs:ve]) {
 			return true
 		}
-		if i = skipSpace(obj, ve); i < len(obj) && obj[i] == ',' {
-			i = skipSpace(obj, i+1)
+		if i = skipSpace(t, ve); i < len(obj) && obj[i] == ',' {
+			i = skipSpace(t, i+1)
 		}
 	}
 	return i < len(obj) && obj[i] == '}'
@@ -228,20 +222,21 @@ func MembersValid(obj []byte, fn func(key, value []byte) bool) bool {
 
 // ElementsValid is Elements for an array already known to be valid.
 func ElementsValid(arr []byte, fn func(value []byte) bool) bool {
-	i := skipSpace(arr, 0)
+	t := unsafeString(arr)
+	i := skipSpace(t, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return false
 	}
-	for i = skipSpace(arr, i+1); i < len(arr) && arr[i] != ']'; {
-		ve, p := skipLoose(arr, i)
-		if p != fine {
+	for i = skipSpace(t, i+1); i < len(arr) && arr[i] != ']'; {
+		ve := skipLoose(t, i)
+		if ve < 0 {
 			return false
 		}
 		if !fn(arr[i:ve]) {
 			return true
 		}
-		if i = skipSpace(arr, ve); i < len(arr) && arr[i] == ',' {
-			i = skipSpace(arr, i+1)
+		if i = skipSpace(t, ve); i < len(arr) && arr[i] == ',' {
+			i = skipSpace(t, i+1)
 		}
 	}
 	return i < len(arr)

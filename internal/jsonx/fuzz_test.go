@@ -71,15 +71,15 @@ func FuzzScanner(f *testing.F) {
 					break
 				}
 			}
-			if got := nextSpecial(b, i); got != want {
+			if got := nextSpecial(string(b), i); got != want {
 				t.Fatalf("nextSpecial(%q, %d) = %d, want %d", b, i, got, want)
 			}
 		}
-		if got, want := quoteOrBackslash(b), bytes.IndexAny(b, `"\`); got != want {
+		if got, want := quoteOrBackslash(string(b)), bytes.IndexAny(b, `"\`); got != want {
 			t.Fatalf("quoteOrBackslash(%q) = %d, want %d", b, got, want)
 		}
 		if len(b) > 0 && b[0] == '"' {
-			end, ok := skipQuoted(b, 0)
+			end, ok := skipQuoted(string(b), 0)
 			if wend, wok := naiveSkipQuoted(b, 0); end != wend || ok != wok {
 				t.Fatalf("skipQuoted(%q) = %d %v, want %d %v", b, end, ok, wend, wok)
 			}

@@ -3,7 +3,6 @@ package jsonx
 import (
 	"math/bits"
 	"strconv"
-	"unsafe"
 )
 
 // Scanner is a pull reader over one JSON input held in memory. The caller
@@ -37,6 +36,7 @@ import (
 // value is ready to Reset.
 type Scanner struct {
 	data []byte
+	text string // data, viewed as a string by the core functions
 	pos  int
 	err  error
 	buf  []byte // unescaped strings since the last Reset
@@ -56,7 +56,7 @@ type Scanner struct {
 // Reset starts reading data, forgetting any error. Slices returned before
 // may be overwritten from now on.
 func (s *Scanner) Reset(data []byte) {
-	s.data, s.pos, s.err = data, 0, nil
+	s.data, s.text, s.pos, s.err = data, unsafeString(data), 0, nil
 	s.buf = s.buf[:0]
 }
 
@@ -73,7 +73,9 @@ func (s *Scanner) Fail(msg string) {
 	s.pos = len(s.data)
 }
 
-func (s *Scanner) failAt(off int, p problem) {
+// failAt records the problem a scanning function reported.
+func (s *Scanner) failAt(n int) {
+	off, p := failure(n)
 	s.pos = off
 	s.Fail(p.String())
 }
@@ -113,7 +115,7 @@ func (s *Scanner) Peek() byte {
 }
 
 func (s *Scanner) peekSlow() byte {
-	s.pos = skipSpace(s.data, s.pos)
+	s.pos = skipSpace(s.text, s.pos)
 	if s.pos < len(s.data) {
 		return s.data[s.pos]
 	}
@@ -130,9 +132,9 @@ func (s *Scanner) Null() bool {
 }
 
 func (s *Scanner) literal(word string) {
-	end, p := scanLiteral(s.data, s.pos, word)
-	if p != fine {
-		s.failAt(end, p)
+	end := scanLiteral(s.text, s.pos, word)
+	if end < 0 {
+		s.failAt(end)
 		return
 	}
 	s.pos = end
@@ -257,7 +259,7 @@ func (s *Scanner) Escaped() bool { return s.escaped }
 
 // quoted reads the string whose opening quote is at the cursor.
 func (s *Scanner) quoted() []byte {
-	b, start := s.data, s.pos+1
+	b, start := s.text, s.pos+1
 	var j int
 	if start+8 <= len(b) {
 		// Most names and many values end within the first word.
@@ -269,7 +271,7 @@ func (s *Scanner) quoted() []byte {
 		if m != 0 {
 			if j = start + bits.TrailingZeros64(m)>>3; b[j] == '"' {
 				s.pos, s.escaped = j+1, false
-				return b[start:j:j]
+				return s.data[start:j:j]
 			}
 			if b[j] == '\\' || !s.Lenient {
 				return s.unescape(start, j)
@@ -278,17 +280,17 @@ func (s *Scanner) quoted() []byte {
 	}
 	if s.Lenient {
 		if j = quoteOrBackslash(b[start:]); j < 0 {
-			s.failAt(len(b), unexpectedEnd)
+			s.failAt(fail(len(b), unexpectedEnd))
 			return nil
 		}
 		j += start
 	} else if j = nextSpecial(b, start); j >= len(b) {
-		s.failAt(len(b), unexpectedEnd)
+		s.failAt(fail(len(b), unexpectedEnd))
 		return nil
 	}
 	if b[j] == '"' {
 		s.pos, s.escaped = j+1, false
-		return b[start:j:j]
+		return s.data[start:j:j]
 	}
 	return s.unescape(start, j)
 }
@@ -298,24 +300,23 @@ func (s *Scanner) quoted() []byte {
 func (s *Scanner) unescape(start, j int) []byte {
 	// Find the end first, then decode what lies before it.
 	var end int
-	var p problem
 	if s.Lenient {
 		var ok bool
-		if end, ok = skipQuoted(s.data, j-1); !ok {
-			p = unexpectedEnd
+		if end, ok = skipQuoted(s.text, j-1); !ok {
+			end = fail(end, unexpectedEnd)
 		}
 	} else {
-		end, p = scanString(s.data, j-1)
+		end = scanString(s.text, j-1)
 	}
-	if p != fine {
-		s.failAt(end, p)
+	if end < 0 {
+		s.failAt(end)
 		return nil
 	}
 	off := len(s.buf)
-	buf, bad, p := unescape(append(s.buf, s.data[start:j]...), s.data[j:end-1])
+	buf, bad, p := unescape(append(s.buf, s.text[start:j]...), s.text[j:end-1])
 	s.buf = buf
 	if p != fine {
-		s.failAt(j+bad, p)
+		s.failAt(fail(j+bad, p))
 		return nil
 	}
 	s.pos, s.escaped = end, true
@@ -344,9 +345,9 @@ func (s *Scanner) Number() []byte {
 		return nil
 	}
 	start := s.pos
-	end, p := scanNumber(s.data, start)
-	if p != fine {
-		s.failAt(end, p)
+	end := scanNumber(s.text, start)
+	if end < 0 {
+		s.failAt(end)
 		return nil
 	}
 	s.pos = end
@@ -416,20 +417,16 @@ func (s *Scanner) Float() float64 {
 	return f
 }
 
-// unsafeString views b as a string for calls that do not keep it.
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
 // Skip moves past the next value, checking it (see Lenient).
 func (s *Scanner) Skip() {
 	var end int
-	var p problem
 	if s.Lenient {
-		end, p = skipLoose(s.data, s.pos)
+		end = skipLoose(s.text, s.pos)
 	} else {
-		end, p = scanValue(s.data, s.pos, 0)
+		end = scanValue(s.text, s.pos, 0)
 	}
-	if p != fine {
-		s.failAt(end, p)
+	if end < 0 {
+		s.failAt(end)
 		return
 	}
 	s.pos = end

@@ -235,7 +235,7 @@ func TestQuoteOrBackslash(t *testing.T) {
 			if mark != 0 {
 				b = append(b, mark, '"')
 			}
-			if got, want := quoteOrBackslash(b), naive(b); got != want {
+			if got, want := quoteOrBackslash(string(b)), naive(b); got != want {
 				t.Fatalf("quoteOrBackslash(%q) = %d, want %d", b, got, want)
 			}
 		}
@@ -259,7 +259,7 @@ func TestSkipQuoted(t *testing.T) {
 	for _, unit := range []string{`a`, `\"`, `\\`, `\\\"`, `\n`, "\xff", `\\"`} {
 		for n := 0; n < 60; n++ {
 			b := []byte(`"` + strings.Repeat("x", n) + strings.Repeat(unit, 1+n%7) + `"` + `, "next"`)
-			end, ok := skipQuoted(b, 0)
+			end, ok := skipQuoted(string(b), 0)
 			wend, wok := naiveSkipQuoted(b, 0)
 			if end != wend || ok != wok {
 				t.Fatalf("skipQuoted(%q) = %d %v, want %d %v", b, end, ok, wend, wok)

@@ -1,8 +1,8 @@
 package jsonx
 
 import (
-	"bytes"
 	"math/bits"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -14,7 +14,7 @@ import (
 // encoding/json decodes them: a \u escape of a UTF-16 surrogate that does
 // not form a pair becomes U+FFFD. On a malformed escape it returns its
 // offset in in.
-func unescape(dst, in []byte) ([]byte, int, problem) {
+func unescape(dst []byte, in string) ([]byte, int, problem) {
 	for i := 0; i < len(in); {
 		if c := in[i]; c != '\\' {
 			// Copy the run up to the next backslash: a word at a time
@@ -24,7 +24,7 @@ func unescape(dst, in []byte) ([]byte, int, problem) {
 			if k+8 <= len(in) {
 				if m := backslashMask(load8(in, k)); m != 0 {
 					k += bits.TrailingZeros64(m) >> 3
-				} else if n := bytes.IndexByte(in[k+8:], '\\'); n >= 0 {
+				} else if n := strings.IndexByte(in[k+8:], '\\'); n >= 0 {
 					k += 8 + n
 				} else {
 					k = len(in)
@@ -100,16 +100,16 @@ func quoteOrBackslashMask(x uint64) uint64 {
 // -1. Eight bytes at a time beats both a byte loop and a vectorised
 // search on the short strings JSON is mostly made of; past the first 32
 // bytes the vectorised searches win.
-func quoteOrBackslash(b []byte) int {
+func quoteOrBackslash(b string) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		if i == 32 {
-			q := bytes.IndexByte(b[i:], '"')
+			q := strings.IndexByte(b[i:], '"')
 			head := b[i:]
 			if q >= 0 {
 				head = head[:q]
 			}
-			if k := bytes.IndexByte(head, '\\'); k >= 0 {
+			if k := strings.IndexByte(head, '\\'); k >= 0 {
 				return i + k
 			}
 			if q < 0 {
@@ -133,7 +133,7 @@ func quoteOrBackslash(b []byte) int {
 // at b[i], checking only that it ends. Long strings are crossed from
 // quote to quote with a vectorised search: a quote ends the string when
 // an even number of backslashes precedes it.
-func skipQuoted(b []byte, i int) (int, bool) {
+func skipQuoted(b string, i int) (int, bool) {
 	j := i + 1
 	for j+8 <= len(b) && j-i <= 32 {
 		m := quoteOrBackslashMask(load8(b, j))
@@ -148,7 +148,7 @@ func skipQuoted(b []byte, i int) (int, bool) {
 		j += 2 // a backslash and the byte it escapes
 	}
 	for j <= len(b) {
-		k := bytes.IndexByte(b[j:], '"')
+		k := strings.IndexByte(b[j:], '"')
 		if k < 0 {
 			break
 		}
@@ -168,82 +168,67 @@ func skipQuoted(b []byte, i int) (int, bool) {
 // skipLoose moves past the value that starts at or after b[i], checking
 // only that strings end, brackets balance, literals are spelled right
 // and numbers are made of number characters.
-func skipLoose(b []byte, i int) (int, problem) {
+func skipLoose(b string, i int) int {
 	var stack [32]byte
 	closers := stack[:0]
 	for {
 		i = skipSpace(b, i)
 		if i >= len(b) {
-			return i, unexpectedEnd
+			return fail(i, unexpectedEnd)
 		}
 		switch c := b[i]; c {
 		case '"':
 			end, ok := skipQuoted(b, i)
 			if !ok {
-				return end, unexpectedEnd
+				return fail(end, unexpectedEnd)
 			}
 			i = end
 		case '{', '[':
 			if len(closers) >= MaxDepth {
-				return i, tooDeep
+				return fail(i, tooDeep)
 			}
 			closers = append(closers, c+2) // '{'+2 == '}', '['+2 == ']'
 			i++
 			continue
 		case '}', ']':
 			if len(closers) == 0 || closers[len(closers)-1] != c {
-				return i, badValue
+				return fail(i, badValue)
 			}
 			closers = closers[:len(closers)-1]
 			i++
 		case ',', ':':
 			if len(closers) == 0 {
-				return i, badValue
+				return fail(i, badValue)
 			}
 			i++
 			continue
 		case 't':
-			end, p := scanLiteral(b, i, "true")
-			if p != fine {
-				return end, p
-			}
-			i = end
+			i = scanLiteral(b, i, "true")
 		case 'f':
-			end, p := scanLiteral(b, i, "false")
-			if p != fine {
-				return end, p
-			}
-			i = end
+			i = scanLiteral(b, i, "false")
 		case 'n':
-			end, p := scanLiteral(b, i, "null")
-			if p != fine {
-				return end, p
-			}
-			i = end
+			i = scanLiteral(b, i, "null")
 		case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-			if i = numberChars(b, i); i < 0 {
-				return -i - 1, badNumber
-			}
+			i = numberChars(b, i)
 		default:
-			return i, badValue
+			return fail(i, badValue)
 		}
-		if len(closers) == 0 {
-			return i, fine
+		if i < 0 || len(closers) == 0 {
+			return i
 		}
 	}
 }
 
 // numberChars returns the index after the run of number characters at
-// b[i], which must end the input or be followed by a delimiter; -k-1
-// reports a bad byte at k.
-func numberChars(b []byte, i int) int {
+// b[i], which must end the input or be followed by a delimiter.
+func numberChars(b string, i int) int {
 	for ; i < len(b); i++ {
 		switch c := b[i]; {
 		case '0' <= c && c <= '9', c == '-', c == '+', c == '.', c == 'e', c == 'E':
 		case c == ',', c == '}', c == ']', c <= ' ':
 			return i
 		default:
-			return -i - 1
+			return fail(i, badNumber)
 		}
 	}
 	return i
