@@ -72,6 +72,44 @@ func (h *Harness) Thinking() llm.ThinkingLevel {
 	return h.cfg.thinking
 }
 
+// SetMaxTokens caps each reply from the next turn on; zero means the
+// model's MaxOutput. Safe to call at any time, from listeners too.
+func (h *Harness) SetMaxTokens(n int) {
+	h.mu.Lock()
+	h.cfg.maxTokens = max(n, 0)
+	h.mu.Unlock()
+}
+
+// MaxTokens returns the configured reply cap.
+func (h *Harness) MaxTokens() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cfg.maxTokens
+}
+
+// SetTemperature sets the sampling temperature from the next turn on; nil
+// leaves it to the provider. Safe to call at any time, from listeners too.
+func (h *Harness) SetTemperature(t *float64) {
+	h.mu.Lock()
+	h.cfg.temp = cloneFloat(t)
+	h.mu.Unlock()
+}
+
+// Temperature returns the configured temperature, or nil.
+func (h *Harness) Temperature() *float64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return cloneFloat(h.cfg.temp)
+}
+
+func cloneFloat(f *float64) *float64 {
+	if f == nil {
+		return nil
+	}
+	v := *f
+	return &v
+}
+
 // SetSystem sets a static system prompt and drops any SystemFunc.
 func (h *Harness) SetSystem(parts []llm.SystemPart) {
 	parts = slices.Clone(parts)

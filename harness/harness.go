@@ -79,6 +79,8 @@ type config struct {
 	tools      *tool.Registry
 	active     []string // as configured; nil = all
 	thinking   llm.ThinkingLevel
+	maxTokens  int
+	temp       *float64
 	options    llm.Options
 	offered    *tool.Registry // active tools, plus work_complete in strict mode
 	names      []string       // names of the active tools (work_complete excluded)
@@ -146,7 +148,7 @@ func New(o Options) (*Harness, error) {
 	}
 	h.cfg = config{
 		provider: o.Provider, model: o.Model, system: o.System, systemFunc: o.SystemFunc,
-		thinking: o.Thinking, options: cloneOptions(o.StreamOptions),
+		thinking: o.Thinking, maxTokens: o.MaxTokens, temp: cloneFloat(o.Temperature), options: cloneOptions(o.StreamOptions),
 	}
 	if err := h.setTools(&h.cfg, o.Tools, o.ActiveTools); err != nil {
 		return nil, wrap(op, CodeConfig, err)

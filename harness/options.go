@@ -29,6 +29,10 @@ type Options struct {
 	Tools       *tool.Registry
 	ActiveTools []string
 	Thinking    llm.ThinkingLevel
+	// MaxTokens caps each reply (zero: the model's MaxOutput); Temperature,
+	// when set, is sent with every request the provider allows it on.
+	MaxTokens   int
+	Temperature *float64
 	// StreamOptions are the request options of every turn (headers,
 	// metadata, session id, provider extras, payload callback).
 	StreamOptions llm.Options

@@ -16,6 +16,10 @@ type Snapshot struct {
 	Provider llm.Provider
 	Model    llm.Model
 	Thinking llm.ThinkingLevel
+	// MaxTokens and Temperature are the reply limit and sampling
+	// temperature (see Options).
+	MaxTokens   int
+	Temperature *float64
 	// Tools are the tools offered to the model (the active tools, plus
 	// work_complete in strict mode); ActiveTools are the active names.
 	Tools       *tool.Registry
@@ -42,7 +46,7 @@ func (r *run) snapshot(ctx context.Context) error {
 	c := h.cfg
 	h.mu.Unlock()
 	s := Snapshot{
-		Provider: c.provider, Model: c.model, Thinking: c.thinking,
+		Provider: c.provider, Model: c.model, Thinking: c.thinking, MaxTokens: c.maxTokens, Temperature: c.temp,
 		Tools: c.offered, ActiveTools: c.names, Options: cloneOptions(c.options),
 		System: c.system, Messages: r.msgs[:len(r.msgs):len(r.msgs)], Turn: r.turn + 1,
 	}
@@ -69,6 +73,7 @@ func (r *run) settings() agent.Settings {
 	return agent.Settings{
 		Provider: r.h.hooks.ProviderMiddleware()(s.Provider), Model: s.Model, System: s.System,
 		Tools: s.Tools, Middleware: r.middleware(s.Model), Thinking: s.Thinking, Options: s.Options,
+		MaxTokens: s.MaxTokens, Temperature: s.Temperature,
 	}
 }
 

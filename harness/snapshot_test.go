@@ -186,3 +186,29 @@ func TestSetterValidation(t *testing.T) {
 		t.Fatalf("no active tools: %v %v", err, f.h.ActiveTools())
 	}
 }
+
+func TestMaxTokensAndTemperatureReachRequests(t *testing.T) {
+	p := faux.New(faux.Calls("", faux.Call("nothing", `{}`)), faux.Text("done"))
+	temp := 0.2
+	h, err := New(Options{Provider: p, Model: faux.Model(), MaxTokens: 1000, Temperature: &temp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Subscribe(func(_ context.Context, e Event) error {
+		if e.Type == agent.EventToolStart { // mid-run: applies from the next turn
+			h.SetMaxTokens(2000)
+			h.SetTemperature(nil)
+		}
+		return nil
+	})
+	if _, err := h.Prompt(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if reqs[0].MaxTokens != 1000 || reqs[0].Temperature == nil || *reqs[0].Temperature != 0.2 {
+		t.Fatalf("first request: max %d temperature %v", reqs[0].MaxTokens, reqs[0].Temperature)
+	}
+	if reqs[1].MaxTokens != 2000 || reqs[1].Temperature != nil || h.MaxTokens() != 2000 {
+		t.Fatalf("second request: max %d temperature %v", reqs[1].MaxTokens, reqs[1].Temperature)
+	}
+}
