@@ -3,7 +3,7 @@ package guard
 import (
 	"strconv"
 
-	"github.com/reinhq/rein/guard/internal/jsonx"
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // The decision path reads a few top-level fields of a call's arguments

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/reinhq/rein/guard/internal/jsonx"
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // claudeDecoder reads Claude Code session files and `--output-format

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/reinhq/rein/guard/internal/jsonx"
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // messageDecoder reads rein's session log, pi's session file and pi's

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/reinhq/rein/guard/internal/jsonx"
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // neutralDecoder reads the neutral format: one call per line,

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/reinhq/rein/guard/internal/jsonx"
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // Format names a recording format.
