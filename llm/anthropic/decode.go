@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
@@ -153,7 +154,7 @@ func (d *decoder) handle(name string, data []byte) bool {
 
 func (d *decoder) messageStart() error {
 	f := &d.f
-	id, model := text(f.msgID), text(f.msgModel)
+	id, model := jsonx.Text(f.msgID), jsonx.Text(f.msgModel)
 	if !d.e.Start(llm.Message{ResponseID: id, Model: model}) {
 		return nil
 	}
@@ -205,7 +206,7 @@ func (d *decoder) blockStart() error {
 	case "text":
 		st.kind = kindText
 		st.idx, _ = d.e.TextStart()
-		d.e.Delta(st.idx, text(b.text))
+		d.e.Delta(st.idx, jsonx.Text(b.text))
 		if b.citations != nil {
 			var sc scanner
 			st.citations = sc.elements(b.citations)
@@ -213,7 +214,7 @@ func (d *decoder) blockStart() error {
 	case "thinking":
 		st.kind = kindThinking
 		st.idx, _ = d.e.ThinkingStart()
-		d.e.Delta(st.idx, text(b.thinking))
+		d.e.Delta(st.idx, jsonx.Text(b.thinking))
 		if blk := d.e.Block(st.idx); blk != nil {
 			blk.Signature = string(b.signature)
 		}
@@ -222,7 +223,7 @@ func (d *decoder) blockStart() error {
 		st.idx, _ = d.e.Whole(llm.Content{Type: llm.ContentThinking, Redacted: true, Signature: string(b.data)})
 	case "tool_use":
 		st.kind = kindToolCall
-		st.idx, _ = d.e.ToolCallStart(text(b.id), text(b.name))
+		st.idx, _ = d.e.ToolCallStart(jsonx.Text(b.id), jsonx.Text(b.name))
 		if in := trimSpace(b.input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
 			st.input = append([]byte(nil), in...)
 		}
@@ -264,7 +265,7 @@ func (d *decoder) delta() error {
 	case "text_delta":
 		switch st.kind {
 		case kindText:
-			d.e.Delta(st.idx, text(f.text))
+			d.e.Delta(st.idx, jsonx.Text(f.text))
 		case kindOther:
 			st.text = append(st.text, f.text...)
 		default:
@@ -274,7 +275,7 @@ func (d *decoder) delta() error {
 		if st.kind != kindThinking {
 			return mismatch()
 		}
-		d.e.Delta(st.idx, text(f.thinking))
+		d.e.Delta(st.idx, jsonx.Text(f.thinking))
 	case "signature_delta":
 		if st.kind != kindThinking {
 			return mismatch()
@@ -287,7 +288,7 @@ func (d *decoder) delta() error {
 		case kindToolCall:
 			if len(f.partial) > 0 {
 				st.sawArgs = true
-				d.e.Delta(st.idx, text(f.partial))
+				d.e.Delta(st.idx, jsonx.Text(f.partial))
 			}
 		case kindOther:
 			st.args = append(st.args, f.partial...)
@@ -342,7 +343,7 @@ func (d *decoder) close(st *blockState) {
 				Text string `json:"text"`
 			}
 			_ = json.Unmarshal(st.raw, &start)
-			raw = setFields(raw, "text", appendString(nil, start.Text+text(st.text)))
+			raw = setFields(raw, "text", jsonx.AppendString(nil, start.Text+jsonx.Text(st.text)))
 		}
 		if len(st.citations) > 0 {
 			raw = setFields(raw, "citations", marshalList(st.citations))
@@ -357,7 +358,7 @@ func (d *decoder) messageDelta() error {
 		d.stop = string(f.stopReason)
 	}
 	if f.hasStopSeq {
-		s := text(f.stopSeq)
+		s := jsonx.Text(f.stopSeq)
 		d.extra.StopSequence = &s
 	}
 	return d.usage("message_delta", f.usage)

@@ -5,7 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // The request body is written by hand rather than with encoding/json: the
@@ -17,7 +18,7 @@ import (
 // appendJSON writes the payload.
 func (p *payload) appendJSON(out []byte) ([]byte, error) {
 	out = append(out, `{"model":`...)
-	out = appendString(out, p.Model)
+	out = jsonx.AppendString(out, p.Model)
 	out = append(out, `,"max_tokens":`...)
 	out = strconv.AppendInt(out, int64(p.MaxTokens), 10)
 	if len(p.System) > 0 {
@@ -30,7 +31,7 @@ func (p *payload) appendJSON(out []byte) ([]byte, error) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"role":`...)
-		out = appendString(out, m.Role)
+		out = jsonx.AppendString(out, m.Role)
 		out = append(out, `,"content":`...)
 		out = appendBlocks(out, m.Content)
 		out = append(out, '}')
@@ -43,10 +44,10 @@ func (p *payload) appendJSON(out []byte) ([]byte, error) {
 				out = append(out, ',')
 			}
 			out = append(out, `{"name":`...)
-			out = appendString(out, t.Name)
+			out = jsonx.AppendString(out, t.Name)
 			if t.Description != "" {
 				out = append(out, `,"description":`...)
-				out = appendString(out, t.Description)
+				out = jsonx.AppendString(out, t.Description)
 			}
 			out = append(append(out, `,"input_schema":`...), t.InputSchema...)
 			out = append(out, '}')
@@ -55,7 +56,7 @@ func (p *payload) appendJSON(out []byte) ([]byte, error) {
 	}
 	if p.Thinking != nil {
 		out = append(out, `,"thinking":{"type":`...)
-		out = appendString(out, p.Thinking.Type)
+		out = jsonx.AppendString(out, p.Thinking.Type)
 		if p.Thinking.BudgetTokens > 0 {
 			out = append(out, `,"budget_tokens":`...)
 			out = strconv.AppendInt(out, int64(p.Thinking.BudgetTokens), 10)
@@ -63,7 +64,7 @@ func (p *payload) appendJSON(out []byte) ([]byte, error) {
 		out = append(out, '}')
 		if p.Thinking.Effort != "" {
 			out = append(out, `,"output_config":{"effort":`...)
-			out = appendString(out, p.Thinking.Effort)
+			out = jsonx.AppendString(out, p.Thinking.Effort)
 			out = append(out, '}')
 		}
 	}
@@ -76,7 +77,7 @@ func (p *payload) appendJSON(out []byte) ([]byte, error) {
 	}
 	if p.Metadata != nil {
 		out = append(out, `,"metadata":{"user_id":`...)
-		out = appendString(out, p.Metadata.UserID)
+		out = jsonx.AppendString(out, p.Metadata.UserID)
 		out = append(out, '}')
 	}
 	out = append(out, `,"stream":`...)
@@ -101,29 +102,29 @@ func (b *block) appendJSON(out []byte) []byte {
 		return append(out, b.raw...)
 	}
 	out = append(out, `{"type":`...)
-	out = appendString(out, b.Type)
+	out = jsonx.AppendString(out, b.Type)
 	str := func(name, v string) {
 		if v != "" {
 			out = append(out, ',', '"')
 			out = append(out, name...)
 			out = append(out, '"', ':')
-			out = appendString(out, v)
+			out = jsonx.AppendString(out, v)
 		}
 	}
 	str("text", b.Text)
 	if b.Thinking != nil {
 		out = append(out, `,"thinking":`...)
-		out = appendString(out, *b.Thinking)
+		out = jsonx.AppendString(out, *b.Thinking)
 	}
 	str("signature", b.Signature)
 	str("data", b.Data)
 	if s := b.Source; s != nil {
 		out = append(out, `,"source":{"type":`...)
-		out = appendString(out, s.Type)
+		out = jsonx.AppendString(out, s.Type)
 		out = append(out, `,"media_type":`...)
-		out = appendString(out, s.MediaType)
+		out = jsonx.AppendString(out, s.MediaType)
 		out = append(out, `,"data":`...)
-		out = appendString(out, s.Data)
+		out = jsonx.AppendString(out, s.Data)
 		out = append(out, '}')
 	}
 	str("id", b.ID)
@@ -144,7 +145,7 @@ func (b *block) appendJSON(out []byte) []byte {
 	}
 	if b.CacheControl != nil {
 		out = append(out, `,"cache_control":{"type":`...)
-		out = appendString(out, b.CacheControl.Type)
+		out = jsonx.AppendString(out, b.CacheControl.Type)
 		out = append(out, '}')
 	}
 	return append(out, '}')
@@ -156,67 +157,26 @@ func (b block) MarshalJSON() ([]byte, error) { return b.appendJSON(nil), nil }
 // appendFields appends the fields of the JSON object extra that taken
 // does not claim, each preceded by a comma, in their order.
 func appendFields(out []byte, extra json.RawMessage, taken func(string) bool) []byte {
-	sc := scanner{data: extra}
+	var sc scanner
+	sc.Reset(extra)
 	mark := len(out)
-	err := sc.object(func(k []byte) error {
-		v, err := sc.raw()
-		if err != nil || taken(string(k)) {
-			return err
+	if sc.Object() {
+		for n := 0; ; n++ {
+			k, ok := sc.Member(n)
+			if !ok {
+				break
+			}
+			if v := sc.Raw(); sc.ok() && !taken(string(k)) {
+				out = append(out, ',')
+				out = jsonx.AppendString(out, string(k))
+				out = append(append(out, ':'), v...)
+			}
 		}
-		out = append(out, ',')
-		out = appendString(out, string(k))
-		out = append(append(out, ':'), v...)
-		return nil
-	})
-	if err != nil {
+	}
+	if !sc.ok() {
 		return out[:mark]
 	}
 	return out
-}
-
-// appendString writes s as a JSON string. Quotes, backslashes and control
-// characters are escaped and invalid UTF-8 becomes U+FFFD, as
-// encoding/json does; everything else, <, > and & included, is kept.
-func appendString(out []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	out = append(out, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r != utf8.RuneError || size != 1 {
-				i += size
-				continue
-			}
-			out = append(out, s[start:i]...)
-			out = append(out, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		out = append(out, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			out = append(out, '\\', c)
-		case '\n':
-			out = append(out, '\\', 'n')
-		case '\r':
-			out = append(out, '\\', 'r')
-		case '\t':
-			out = append(out, '\\', 't')
-		default:
-			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	out = append(out, s[start:]...)
-	return append(out, '"')
 }
 
 // mergeExtra sets the top-level fields of extra on the encoded payload;
@@ -237,24 +197,30 @@ func mergeExtra(body []byte, extra map[string]json.RawMessage) ([]byte, error) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		out = appendString(out, k)
+		out = jsonx.AppendString(out, k)
 		out = append(append(out, ':'), v...)
 	}
 	seen := map[string]bool{}
-	sc := scanner{data: body}
-	err := sc.object(func(k []byte) error {
-		v, err := sc.raw()
-		if err != nil {
-			return err
+	var sc scanner
+	sc.Reset(body)
+	if sc.Object() {
+		for n := 0; ; n++ {
+			k, ok := sc.Member(n)
+			if !ok {
+				break
+			}
+			v := sc.Raw()
+			if !sc.ok() {
+				break
+			}
+			if x, ok := extra[string(k)]; ok {
+				v = x
+			}
+			seen[string(k)] = true
+			field(string(k), v)
 		}
-		if x, ok := extra[string(k)]; ok {
-			v = x
-		}
-		seen[string(k)] = true
-		field(string(k), v)
-		return nil
-	})
-	if err != nil {
+	}
+	if err := sc.Err(); err != nil {
 		return nil, formatError("merging options.extra: %v", err)
 	}
 	keys := make([]string, 0, len(extra))

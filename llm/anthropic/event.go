@@ -1,11 +1,15 @@
 package anthropic
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/reinhq/rein/internal/jsonx"
+)
 
 // frame is one decoded stream event: the fields of the Messages API's
 // events that rein uses, extracted in one validating pass without
 // encoding/json. Every byte slice points into the event's data or into
-// the scanner's scratch buffer and is valid until the next call to parse.
+// the scanner's buffer and is valid until the next call to parse.
 type frame struct {
 	typ      []byte
 	index    int
@@ -45,98 +49,153 @@ type blockFields struct {
 	other                     bool   // the block has a field not listed above
 }
 
-func (s *scanner) topField(key []byte, f *frame) error {
-	var err error
+// scanner reads the Messages API's stream events with jsonx: strictly,
+// as encoding/json would accept them.
+type scanner struct{ jsonx.Scanner }
+
+// parse decodes one event payload into f.
+func (s *scanner) parse(data []byte, f *frame) error {
+	*f = frame{}
+	s.Reset(data)
+	if s.Object() {
+		for n := 0; ; n++ {
+			key, ok := s.Member(n)
+			if !ok {
+				break
+			}
+			s.topField(key, f)
+		}
+	}
+	return s.End()
+}
+
+func (s *scanner) ok() bool { return s.Err() == nil }
+
+func (s *scanner) topField(key []byte, f *frame) {
 	switch string(key) {
 	case "type":
-		f.typ, err = s.stringOrNull()
+		f.typ = s.StrOrNull()
 	case "index":
-		f.index, err = s.int()
-		f.hasIndex = err == nil
+		f.index = s.int()
+		f.hasIndex = s.ok()
 	case "delta":
-		return s.delta(f)
+		s.delta(f)
 	case "content_block":
-		start := s.pos
-		if err = s.object(func(k []byte) error { return s.blockField(k, &f.block) }); err == nil {
-			f.block.raw = s.data[start:s.pos]
+		s.Peek()
+		start := s.Offset()
+		if s.Object() {
+			for n := 0; ; n++ {
+				k, ok := s.Member(n)
+				if !ok {
+					break
+				}
+				s.blockField(k, &f.block)
+			}
+		}
+		if s.ok() {
+			f.block.raw = s.Input()[start:s.Offset()]
 		}
 	case "message":
-		err = s.object(func(k []byte) error { return s.messageField(k, f) })
+		if s.Object() {
+			for n := 0; ; n++ {
+				k, ok := s.Member(n)
+				if !ok {
+					break
+				}
+				s.messageField(k, f)
+			}
+		}
 	case "usage":
-		f.usage, err = s.raw()
+		f.usage = s.Raw()
 	case "error":
 		f.hasError = true
-		if s.peek() != '{' {
-			return s.skip(0)
+		if s.Peek() != '{' {
+			s.Skip()
+			return
 		}
-		err = s.object(func(k []byte) error {
-			var err error
+		s.Object()
+		for n := 0; ; n++ {
+			k, ok := s.Member(n)
+			if !ok {
+				break
+			}
 			switch string(k) {
 			case "type":
-				f.errType, err = s.stringOrNull()
+				f.errType = s.StrOrNull()
 			case "message":
-				f.errText, err = s.stringOrNull()
+				f.errText = s.StrOrNull()
 			default:
-				err = s.skip(0)
+				s.Skip()
 			}
-			return err
-		})
+		}
 	default:
-		err = s.skip(0)
+		s.Skip()
 	}
-	return err
 }
 
-func (s *scanner) blockField(key []byte, b *blockFields) error {
-	var err error
+func (s *scanner) blockField(key []byte, b *blockFields) {
 	switch string(key) {
 	case "type":
-		b.typ, err = s.stringOrNull()
+		b.typ = s.StrOrNull()
 	case "text":
-		b.text, err = s.stringOrNull()
+		b.text = s.StrOrNull()
 	case "thinking":
-		b.thinking, err = s.stringOrNull()
+		b.thinking = s.StrOrNull()
 	case "signature":
-		b.signature, err = s.stringOrNull()
+		b.signature = s.StrOrNull()
 	case "data":
-		b.data, err = s.stringOrNull()
+		b.data = s.StrOrNull()
 	case "id":
-		b.id, err = s.stringOrNull()
+		b.id = s.StrOrNull()
 	case "name":
-		b.name, err = s.stringOrNull()
+		b.name = s.StrOrNull()
 	case "input":
-		b.input, err = s.raw()
+		b.input = s.Raw()
 	case "citations":
-		b.citations, err = s.raw()
+		b.citations = s.Raw()
 	default:
 		b.other = true
-		err = s.skip(0)
+		s.Skip()
 	}
-	return err
 }
 
-func (s *scanner) messageField(key []byte, f *frame) error {
-	var err error
+func (s *scanner) messageField(key []byte, f *frame) {
 	switch string(key) {
 	case "id":
-		f.msgID, err = s.stringOrNull()
+		f.msgID = s.StrOrNull()
 	case "model":
-		f.msgModel, err = s.stringOrNull()
+		f.msgModel = s.StrOrNull()
 	case "usage":
-		f.msgUsage, err = s.raw()
+		f.msgUsage = s.Raw()
 	default:
-		err = s.skip(0)
+		s.Skip()
 	}
-	return err
+}
+
+// int reads a JSON integer that fits comfortably in an int (nine digits).
+func (s *scanner) int() int {
+	s.Peek()
+	start := s.Offset()
+	n := s.Int()
+	if s.ok() && (n > 999_999_999 || n < -999_999_999) {
+		s.SetOffset(start)
+		s.Fail("integer out of range")
+		return 0
+	}
+	return n
 }
 
 // usage reads a usage object; counts that are absent or null stay nil.
 func (s *scanner) usage(raw []byte, u *wireUsage) error {
-	s.data, s.pos = raw, 0
-	if s.peek() == 'n' {
-		return s.null()
+	s.Reset(raw)
+	if s.Null() || !s.Object() {
+		return s.Err()
 	}
-	return s.object(func(key []byte) error {
+	for n := 0; ; n++ {
+		key, ok := s.Member(n)
+		if !ok {
+			break
+		}
 		var dst **int
 		switch string(key) {
 		case "input_tokens":
@@ -148,80 +207,67 @@ func (s *scanner) usage(raw []byte, u *wireUsage) error {
 		case "cache_creation_input_tokens":
 			dst = &u.CacheWrite
 		default:
-			return s.skip(0)
+			s.Skip()
+			continue
 		}
-		if s.peek() == 'n' {
-			return s.null()
+		if s.Null() {
+			continue
 		}
-		n, err := s.int()
-		if err == nil {
-			*dst = &n
+		if v := s.int(); s.ok() {
+			*dst = &v
 		}
-		return err
-	})
+	}
+	return s.Err()
 }
 
 // elements returns the values of a JSON array, copied.
 func (s *scanner) elements(raw []byte) []json.RawMessage {
-	s.data, s.pos = raw, 0
-	if s.peek() != '[' {
+	s.Reset(raw)
+	if s.Peek() != '[' {
 		return nil
 	}
-	s.pos++
+	s.Array()
 	var out []json.RawMessage
-	for s.peek() != ']' {
-		v, err := s.raw()
-		if err != nil {
+	for n := 0; s.Element(n); n++ {
+		v := s.Raw()
+		if !s.ok() {
 			return out
 		}
 		out = append(out, append(json.RawMessage(nil), v...))
-		if s.peek() == ',' {
-			s.pos++
-		}
 	}
 	return out
 }
 
 // delta reads the delta object of content_block_delta and message_delta.
-func (s *scanner) delta(f *frame) error {
-	if s.peek() == 'n' {
-		return s.null()
+func (s *scanner) delta(f *frame) {
+	if s.Null() || !s.Object() {
+		return
 	}
-	empty, err := s.enter()
-	for more := !empty; more && err == nil; {
-		var key []byte
-		if key, err = s.key(); err != nil {
-			break
+	for n := 0; ; n++ {
+		key, ok := s.Member(n)
+		if !ok {
+			return
 		}
-		if err = s.deltaField(key, f); err == nil {
-			more, err = s.next()
+		switch string(key) {
+		case "type":
+			f.deltaType = s.StrOrNull()
+		case "text":
+			f.text = s.StrOrNull()
+		case "thinking":
+			f.thinking = s.StrOrNull()
+		case "partial_json":
+			f.partial = s.StrOrNull()
+		case "signature":
+			f.signature = s.StrOrNull()
+		case "stop_reason":
+			f.stopReason = s.StrOrNull()
+		case "stop_sequence":
+			f.stopSeq = s.StrOrNull()
+			f.hasStopSeq = s.ok() && f.stopSeq != nil
+		case "citation":
+			f.citation = s.Raw()
+		default:
+			s.Skip()
 		}
 	}
-	return err
-}
-
-func (s *scanner) deltaField(key []byte, f *frame) error {
-	var err error
-	switch string(key) {
-	case "type":
-		f.deltaType, err = s.stringOrNull()
-	case "text":
-		f.text, err = s.stringOrNull()
-	case "thinking":
-		f.thinking, err = s.stringOrNull()
-	case "partial_json":
-		f.partial, err = s.stringOrNull()
-	case "signature":
-		f.signature, err = s.stringOrNull()
-	case "stop_reason":
-		f.stopReason, err = s.stringOrNull()
-	case "stop_sequence":
-		f.stopSeq, err = s.stringOrNull()
-		f.hasStopSeq = err == nil && f.stopSeq != nil
-	case "citation":
-		f.citation, err = s.raw()
-	default:
-		err = s.skip(0)
-	}
-	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
 )
@@ -141,8 +142,8 @@ func FuzzScan(f *testing.F) {
 				}
 				return
 			}
-			if text(got) != *want {
-				t.Fatalf("%s: scanner %q, encoding/json %q", name, text(got), *want)
+			if jsonx.Text(got) != *want {
+				t.Fatalf("%s: scanner %q, encoding/json %q", name, jsonx.Text(got), *want)
 			}
 		}
 		check("type", fr.typ, field(top, "type"))
@@ -165,10 +166,10 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		enc := appendString(nil, s)
+		enc := jsonx.AppendString(nil, s)
 		var got string
 		if err := json.Unmarshal(enc, &got); err != nil {
-			t.Fatalf("appendString(%q) = %s: %v", s, enc, err)
+			t.Fatalf("jsonx.AppendString(%q) = %s: %v", s, enc, err)
 		}
 		std, _ := json.Marshal(s)
 		var want string
@@ -176,7 +177,7 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatal(err)
 		}
 		if got != want {
-			t.Fatalf("appendString(%q) decodes to %q, encoding/json to %q", s, got, want)
+			t.Fatalf("jsonx.AppendString(%q) decodes to %q, encoding/json to %q", s, got, want)
 		}
 	})
 }

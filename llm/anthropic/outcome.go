@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
@@ -104,11 +105,11 @@ func (ex *messageExtra) encode() json.RawMessage {
 	}
 	if ex.StopReason != "" {
 		field("stop_reason")
-		out = appendString(out, ex.StopReason)
+		out = jsonx.AppendString(out, ex.StopReason)
 	}
 	if ex.StopSequence != nil {
 		field("stop_sequence")
-		out = appendString(out, *ex.StopSequence)
+		out = jsonx.AppendString(out, *ex.StopSequence)
 	}
 	if len(ex.Blocks) > 0 {
 		field("blocks")
@@ -139,7 +140,7 @@ func (ex *messageExtra) encode() json.RawMessage {
 
 // streamError handles an error event sent inside the stream.
 func (d *decoder) streamError(data []byte) {
-	typ, msg := text(d.f.errType), text(d.f.errText)
+	typ, msg := jsonx.Text(d.f.errType), jsonx.Text(d.f.errText)
 	full := msg
 	switch {
 	case typ != "" && msg != "":
@@ -147,7 +148,7 @@ func (d *decoder) streamError(data []byte) {
 	case typ != "":
 		full = typ
 	case msg == "":
-		msg = text(trimSpace(data))
+		msg = jsonx.Text(trimSpace(data))
 		full = "error event: " + msg
 	}
 	d.fail(&llm.Error{Code: classify(typ, msg), Provider: d.provider, Message: wire.Redact(full, d.secrets...)})

@@ -1,6 +1,10 @@
 package anthropic
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/reinhq/rein/internal/jsonx"
+)
 
 // unmodelled returns the fields of a content block that rein does not
 // model for its kind, as a JSON object, or nil when there are none. They
@@ -21,23 +25,26 @@ func unmodelled(b *blockFields, kind blockKind) json.RawMessage {
 		}
 	}
 	var sc scanner
-	sc.data = b.raw
+	sc.Reset(b.raw)
 	var out []byte
-	err := sc.object(func(key []byte) error {
-		v, err := sc.raw()
-		if err != nil || modelled(kind, string(key)) {
-			return err
+	if sc.Object() {
+		for n := 0; ; n++ {
+			key, ok := sc.Member(n)
+			if !ok {
+				break
+			}
+			if v := sc.Raw(); sc.ok() && !modelled(kind, string(key)) {
+				if out == nil {
+					out = append(out, '{')
+				} else {
+					out = append(out, ',')
+				}
+				out = jsonx.AppendString(out, string(key))
+				out = append(append(out, ':'), v...)
+			}
 		}
-		if out == nil {
-			out = append(out, '{')
-		} else {
-			out = append(out, ',')
-		}
-		out = appendString(out, string(key))
-		out = append(append(out, ':'), v...)
-		return nil
-	})
-	if err != nil || out == nil {
+	}
+	if !sc.ok() || out == nil {
 		return nil
 	}
 	return append(out, '}')
@@ -64,21 +71,25 @@ func modelled(kind blockKind, key string) bool {
 func setFields(obj json.RawMessage, key string, val []byte) json.RawMessage {
 	out := []byte{'{'}
 	if len(obj) > 0 {
-		sc := scanner{data: obj}
-		err := sc.object(func(k []byte) error {
-			v, err := sc.raw()
-			if err != nil || string(k) == key {
-				return err
+		var sc scanner
+		sc.Reset(obj)
+		if sc.Object() {
+			for n := 0; ; n++ {
+				k, ok := sc.Member(n)
+				if !ok {
+					break
+				}
+				if v := sc.Raw(); sc.ok() && string(k) != key {
+					out = jsonx.AppendString(out, string(k))
+					out = append(append(append(out, ':'), v...), ',')
+				}
 			}
-			out = appendString(out, string(k))
-			out = append(append(append(out, ':'), v...), ',')
-			return nil
-		})
-		if err != nil {
+		}
+		if !sc.ok() {
 			out = out[:1]
 		}
 	}
-	out = appendString(out, key)
+	out = jsonx.AppendString(out, key)
 	out = append(append(out, ':'), val...)
 	return append(out, '}')
 }
