@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -107,7 +108,7 @@ func (e *encoder) assistant(m *llm.Message) error {
 			p = e.image(c)
 		case llm.ContentToolCall:
 			args := c.Arguments
-			if !c.ArgumentsObject() || !validJSON(args) {
+			if !c.ArgumentsObject() || !jsonx.Valid(args) {
 				args = json.RawMessage("{}")
 			}
 			id := c.ID

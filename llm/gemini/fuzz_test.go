@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -79,65 +80,17 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// FuzzScanner checks the scanner against encoding/json: it accepts
-// exactly the values json.Valid accepts (nesting beyond maxDepth aside),
-// and decodes strings as json.Unmarshal does.
-func FuzzScanner(f *testing.F) {
-	for _, s := range []string{`{}`, `[1,-0.5e+3,true,false,null]`, `"a\u00e9\ud83d\ude00\n"`, `{"a":{"b":[{}]}}`,
-		`"\ud800"`, `"\udc00\ud800x"`, `01`, `1.`, `-`, `"\x01"`, `[1,]`, `{"a" 1}`, ` "x" `, `"\/\b\f\r\t\""`} {
-		f.Add([]byte(s))
-	}
-	f.Add([]byte(`"a long string with \"escapes\" placed past the first eight bytes \u00e9 and more"`))
-	f.Add([]byte("\"high bytes \xa2\xdc\xff\x80 then a quote\""))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		for i := range len(b) + 1 {
-			want := len(b)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; c < 0x20 || c == '"' || c == '\\' {
-					want = j
-					break
-				}
-			}
-			if got := nextSpecial(b, i); got != want {
-				t.Fatalf("nextSpecial(%q, %d) = %d, want %d", b, i, got, want)
-			}
-		}
-		var s scanner
-		s.reset(b)
-		s.skip()
-		ok := s.err == nil && s.end()
-		if s.err != nil && strings.Contains(s.err.Error(), "nesting too deep") {
-			return
-		}
-		if ok != json.Valid(b) {
-			t.Fatalf("scanner says valid=%v for %q, json.Valid disagrees", ok, b)
-		}
-		if !ok || bytes.TrimSpace(b)[0] != '"' {
-			return
-		}
-		s.reset(b)
-		got := s.str()
-		var want string
-		if err := json.Unmarshal(b, &want); err != nil {
-			t.Fatal(err)
-		}
-		if string(got) != want && utf8.ValidString(want) && utf8.Valid(got) {
-			t.Fatalf("decoded %q as %q, encoding/json gives %q", b, got, want)
-		}
-	})
-}
-
-// FuzzAppendString checks that appendString always writes valid JSON that
+// FuzzAppendString checks that jsonx.AppendString always writes valid JSON that
 // decodes to the input (invalid UTF-8 aside, which becomes U+FFFD).
 func FuzzAppendString(f *testing.F) {
 	for _, s := range []string{"", "plain", "quote\" back\\ nl\n tab\t cr\r nul\x00 del\x7f", "é😀", "\xff\xfe bad", "\u2028"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		b := appendString(nil, s)
+		b := jsonx.AppendString(nil, s)
 		var got string
 		if err := json.Unmarshal(b, &got); err != nil {
-			t.Fatalf("appendString(%q) = %s: %v", s, b, err)
+			t.Fatalf("jsonx.AppendString(%q) = %s: %v", s, b, err)
 		}
 		if want := strings.ToValidUTF8(s, "\uFFFD"); utf8.ValidString(s) && got != want {
 			t.Fatalf("round trip of %q gave %q", s, got)

@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/reinhq/rein/internal/jsonx"
 )
 
 // sizeHint estimates the encoded size of p, so that it is written into
@@ -55,7 +56,7 @@ func (p *payload) appendJSON(b []byte, extra map[string]json.RawMessage) ([]byte
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = appendString(b, name)
+		b = jsonx.AppendString(b, name)
 		b = append(b, ':')
 		return true
 	}
@@ -83,10 +84,10 @@ func (p *payload) appendJSON(b []byte, extra map[string]json.RawMessage) ([]byte
 				b = append(b, ',')
 			}
 			b = append(b, `{"name":`...)
-			b = appendString(b, t.Name)
+			b = jsonx.AppendString(b, t.Name)
 			if t.Description != "" {
 				b = append(b, `,"description":`...)
-				b = appendString(b, t.Description)
+				b = jsonx.AppendString(b, t.Description)
 			}
 			if len(t.Parameters) > 0 {
 				b = append(b, `,"parametersJsonSchema":`...)
@@ -102,7 +103,7 @@ func (p *payload) appendJSON(b []byte, extra map[string]json.RawMessage) ([]byte
 	keys := make([]string, 0, len(extra))
 	for k, v := range extra {
 		if t := bytes.TrimSpace(v); len(t) > 0 && string(t) != "null" {
-			if !validJSON(t) {
+			if !jsonx.Valid(t) {
 				return nil, formatError("Options.Extra[%q] is not valid JSON", k)
 			}
 			keys = append(keys, k)
@@ -113,7 +114,7 @@ func (p *payload) appendJSON(b []byte, extra map[string]json.RawMessage) ([]byte
 		if len(b) > 1 {
 			b = append(b, ',')
 		}
-		b = append(appendString(b, k), ':')
+		b = append(jsonx.AppendString(b, k), ':')
 		b = append(b, bytes.TrimSpace(extra[k])...)
 	}
 	return append(b, '}'), nil
@@ -149,7 +150,7 @@ func (g *genConfig) appendJSON(b []byte) []byte {
 		if t.ThinkingLevel != "" {
 			sep()
 			b = append(b, `"thinkingLevel":`...)
-			b = appendString(b, t.ThinkingLevel)
+			b = jsonx.AppendString(b, t.ThinkingLevel)
 		}
 		b = append(b, '}')
 	}
@@ -160,7 +161,7 @@ func appendContent(b []byte, c *wContent) ([]byte, error) {
 	b = append(b, '{')
 	if c.Role != "" {
 		b = append(b, `"role":`...)
-		b = appendString(b, c.Role)
+		b = jsonx.AppendString(b, c.Role)
 		b = append(b, ',')
 	}
 	b = append(b, `"parts":[`...)
@@ -191,7 +192,7 @@ func (w *written) key(b []byte, k string) []byte {
 		w.keys[w.n] = k
 	}
 	w.n++
-	return append(appendString(b, k), ':')
+	return append(jsonx.AppendString(b, k), ':')
 }
 
 func (w *written) has(k string) bool {
@@ -203,13 +204,13 @@ func appendPart(b []byte, p *wPart) ([]byte, error) {
 	var err error
 	b = append(b, '{')
 	if p.Text != nil {
-		b = appendString(keys.key(b, "text"), *p.Text)
+		b = jsonx.AppendString(keys.key(b, "text"), *p.Text)
 	}
 	if p.Thought {
 		b = append(keys.key(b, "thought"), "true"...)
 	}
 	if p.ThoughtSignature != "" {
-		b = appendString(keys.key(b, "thoughtSignature"), p.ThoughtSignature)
+		b = jsonx.AppendString(keys.key(b, "thoughtSignature"), p.ThoughtSignature)
 	}
 	if p.InlineData != nil {
 		b = appendBlob(keys.key(b, "inlineData"), p.InlineData)
@@ -217,10 +218,10 @@ func appendPart(b []byte, p *wPart) ([]byte, error) {
 	if c := p.FunctionCall; c != nil {
 		b = append(keys.key(b, "functionCall"), '{')
 		var ck written
-		b = appendString(ck.key(b, "name"), c.Name)
+		b = jsonx.AppendString(ck.key(b, "name"), c.Name)
 		b = append(ck.key(b, "args"), c.Args...)
 		if c.ID != "" {
-			b = appendString(ck.key(b, "id"), c.ID)
+			b = jsonx.AppendString(ck.key(b, "id"), c.ID)
 		}
 		if b, err = appendExtra(b, c.extra, &ck); err != nil {
 			return nil, err
@@ -230,15 +231,15 @@ func appendPart(b []byte, p *wPart) ([]byte, error) {
 	if r := p.FunctionResponse; r != nil {
 		b = append(keys.key(b, "functionResponse"), '{')
 		if r.ID != "" {
-			b = append(appendString(append(b, `"id":`...), r.ID), ',')
+			b = append(jsonx.AppendString(append(b, `"id":`...), r.ID), ',')
 		}
-		b = appendString(append(b, `"name":`...), r.Name)
+		b = jsonx.AppendString(append(b, `"name":`...), r.Name)
 		if r.Error {
 			b = append(b, `,"response":{"error":`...)
 		} else {
 			b = append(b, `,"response":{"output":`...)
 		}
-		b = append(appendString(b, r.Text), '}')
+		b = append(jsonx.AppendString(b, r.Text), '}')
 		if len(r.Parts) > 0 {
 			b = append(b, `,"parts":[`...)
 			for i := range r.Parts {
@@ -258,8 +259,8 @@ func appendPart(b []byte, p *wPart) ([]byte, error) {
 }
 
 func appendBlob(b []byte, d *blob) []byte {
-	b = appendString(append(b, `{"mimeType":`...), d.MIMEType)
-	b = appendString(append(b, `,"data":`...), d.Data)
+	b = jsonx.AppendString(append(b, `{"mimeType":`...), d.MIMEType)
+	b = jsonx.AppendString(append(b, `,"data":`...), d.Data)
 	return append(b, '}')
 }
 
@@ -286,59 +287,6 @@ func appendExtra(b []byte, extra json.RawMessage, have *written) ([]byte, error)
 		b = append(have.key(b, k), m[k]...)
 	}
 	return b, nil
-}
-
-// appendString writes s as a JSON string. Invalid UTF-8 becomes U+FFFD,
-// as encoding/json does, so the output is always valid JSON.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-// validJSON reports whether raw is exactly one valid JSON value, using
-// the package's scanner, which is much faster than json.Valid.
-func validJSON(raw []byte) bool {
-	var s scanner
-	s.reset(raw)
-	s.skip()
-	return s.err == nil && s.end()
 }
 
 func validFloat(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

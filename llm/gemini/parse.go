@@ -1,9 +1,14 @@
 package gemini
 
-import "errors"
+import (
+	"errors"
+	"strconv"
+
+	"github.com/reinhq/rein/internal/jsonx"
+)
 
 // chunk is one decoded GenerateContentResponse. Byte slices alias the SSE
-// event data or the scanner's arena and are valid until the next parse.
+// event data or the scanner's buffer and are valid until the next parse.
 type chunk struct {
 	parts        []part
 	finishReason []byte
@@ -55,9 +60,11 @@ type scopedField struct {
 	field
 }
 
-// parser decodes chunks. It reuses its buffers from chunk to chunk.
+// parser decodes chunks with a strict jsonx.Scanner, walking the known
+// shape of a GenerateContentResponse without reflection or maps. It
+// reuses its buffers from chunk to chunk.
 type parser struct {
-	s scanner
+	s jsonx.Scanner
 	c chunk
 }
 
@@ -66,44 +73,44 @@ var errNotObject = errors.New("chunk is not a JSON object")
 // parse decodes data into p.c.
 func (p *parser) parse(data []byte) error {
 	s := &p.s
-	s.reset(data)
+	s.Reset(data)
 	c := &p.c
 	c.parts = c.parts[:0]
 	c.finishReason, c.modelVersion, c.responseID, c.errRaw = nil, nil, nil, nil
 	c.hasUsage = false
 	c.extras = c.extras[:0]
-	if s.peek() != '{' {
+	if s.Peek() != '{' {
 		return errNotObject
 	}
-	s.pos++
-	first := true
-	for s.next(&first, '}') {
-		k, kraw := s.key()
+	s.Object()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
+		if !ok {
+			break
+		}
 		switch string(k) {
 		case "candidates":
 			p.candidates()
 		case "usageMetadata":
 			p.usage()
 		case "modelVersion":
-			c.modelVersion = s.strOrNull()
+			c.modelVersion = s.StrOrNull()
 		case "responseId":
-			c.responseID = s.strOrNull()
+			c.responseID = s.StrOrNull()
 		case "error":
-			c.errRaw = s.skip()
+			c.errRaw = s.Raw()
 		default:
-			p.extra(scopeResponse, kraw)
+			p.extra(scopeResponse)
 		}
 	}
-	if s.err == nil && !s.end() {
-		s.fail("unexpected data after the chunk")
-	}
-	return s.err
+	return s.End()
 }
 
-func (p *parser) extra(scope byte, key []byte) {
-	v := p.s.skip()
-	if p.s.err == nil {
-		p.c.extras = append(p.c.extras, scopedField{scope, field{key, v}})
+// extra keeps the member just read, an unmodelled one, in scope.
+func (p *parser) extra(scope byte) {
+	k := p.s.RawKey()
+	if v := p.s.Raw(); p.s.Err() == nil {
+		p.c.extras = append(p.c.extras, scopedField{scope, field{k, v}})
 	}
 }
 
@@ -111,63 +118,63 @@ func (p *parser) extra(scope byte, key []byte) {
 // requested through Options.Extra, are passed over).
 func (p *parser) candidates() {
 	s := &p.s
-	if s.null() || !s.open('[') {
+	if s.Null() || !s.Array() {
 		return
 	}
-	first := true
-	n := 0
-	for s.next(&first, ']') {
+	for n := 0; s.Element(n); n++ {
 		if n == 0 {
 			p.candidate()
 		} else {
-			s.skip()
+			s.Skip()
 		}
-		n++
 	}
 }
 
 func (p *parser) candidate() {
 	s := &p.s
-	if s.null() || !s.open('{') {
+	if s.Null() || !s.Object() {
 		return
 	}
-	first := true
-	for s.next(&first, '}') {
-		k, kraw := s.key()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
+		if !ok {
+			return
+		}
 		switch string(k) {
 		case "content":
 			p.content()
 		case "finishReason":
-			p.c.finishReason = s.strOrNull()
+			p.c.finishReason = s.StrOrNull()
 		case "index":
-			s.skip()
+			s.Skip()
 		default:
-			p.extra(scopeCandidate, kraw)
+			p.extra(scopeCandidate)
 		}
 	}
 }
 
 func (p *parser) content() {
 	s := &p.s
-	if s.null() || !s.open('{') {
+	if s.Null() || !s.Object() {
 		return
 	}
-	first := true
-	for s.next(&first, '}') {
-		k, kraw := s.key()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
+		if !ok {
+			return
+		}
 		switch string(k) {
 		case "parts":
-			if s.null() || !s.open('[') {
+			if s.Null() || !s.Array() {
 				continue
 			}
-			pf := true
-			for s.next(&pf, ']') {
+			for i := 0; s.Element(i); i++ {
 				p.part()
 			}
 		case "role":
-			s.skip()
+			s.Skip()
 		default:
-			p.extra(scopeContent, kraw)
+			p.extra(scopeContent)
 		}
 	}
 }
@@ -175,7 +182,7 @@ func (p *parser) content() {
 func (p *parser) part() {
 	s := &p.s
 	c := &p.c
-	if s.null() {
+	if s.Null() {
 		return
 	}
 	if cap(c.parts) > len(c.parts) {
@@ -185,56 +192,62 @@ func (p *parser) part() {
 	}
 	pt := &c.parts[len(c.parts)-1]
 	*pt = part{extra: pt.extra[:0], callExtra: pt.callExtra[:0]}
-	s.ws()
-	start := s.pos
-	if !s.open('{') {
+	s.Peek()
+	start := s.Offset()
+	if !s.Object() {
 		return
 	}
-	first := true
-	for s.next(&first, '}') {
-		k, kraw := s.key()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
+		if !ok {
+			break
+		}
 		switch string(k) {
 		case "text":
-			if !s.null() {
+			if !s.Null() {
 				pt.hasText = true
-				pt.text = s.str()
+				pt.text = s.Str()
 			}
 		case "thought":
-			pt.thought = s.boolean()
+			pt.thought = !s.Null() && s.Bool()
 		case "thoughtSignature":
-			pt.sig = s.strOrNull()
+			pt.sig = s.StrOrNull()
 		case "functionCall":
-			if !s.null() {
+			if !s.Null() {
 				p.functionCall(pt)
 			}
 		default:
-			if v := s.skip(); s.err == nil {
-				pt.extra = append(pt.extra, field{kraw, v})
+			k := s.RawKey()
+			if v := s.Raw(); s.Err() == nil {
+				pt.extra = append(pt.extra, field{k, v})
 			}
 		}
 	}
-	pt.raw = s.data[start:s.pos]
+	pt.raw = s.Input()[start:s.Offset()]
 }
 
 func (p *parser) functionCall(pt *part) {
 	s := &p.s
-	if !s.open('{') {
+	if !s.Object() {
 		return
 	}
 	pt.call = true
-	first := true
-	for s.next(&first, '}') {
-		k, kraw := s.key()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
+		if !ok {
+			return
+		}
 		switch string(k) {
 		case "name":
-			pt.callName = s.strOrNull()
+			pt.callName = s.StrOrNull()
 		case "id":
-			pt.callID = s.strOrNull()
+			pt.callID = s.StrOrNull()
 		case "args":
-			pt.callArgs = s.skip()
+			pt.callArgs = s.Raw()
 		default:
-			if v := s.skip(); s.err == nil {
-				pt.callExtra = append(pt.callExtra, field{kraw, v})
+			k := s.RawKey()
+			if v := s.Raw(); s.Err() == nil {
+				pt.callExtra = append(pt.callExtra, field{k, v})
 			}
 		}
 	}
@@ -242,30 +255,65 @@ func (p *parser) functionCall(pt *part) {
 
 func (p *parser) usage() {
 	s := &p.s
-	if s.null() || !s.open('{') {
+	if s.Null() || !s.Object() {
 		return
 	}
 	u := &p.c.usage
 	*u = usageCounts{}
 	p.c.hasUsage = true
-	first := true
-	for s.next(&first, '}') {
-		k, kraw := s.key()
+	for n := 0; ; n++ {
+		k, ok := s.Member(n)
+		if !ok {
+			return
+		}
 		switch string(k) {
 		case "promptTokenCount":
-			u.prompt = s.integer()
+			u.prompt = integer(s)
 		case "candidatesTokenCount":
-			u.candidates = s.integer()
+			u.candidates = integer(s)
 		case "thoughtsTokenCount":
-			u.thoughts = s.integer()
+			u.thoughts = integer(s)
 		case "cachedContentTokenCount":
-			u.cached = s.integer()
+			u.cached = integer(s)
 		case "toolUsePromptTokenCount":
-			u.toolUse = s.integer()
+			u.toolUse = integer(s)
 		case "totalTokenCount":
-			s.skip() // derived: rein recomputes the total
+			s.Skip() // derived: rein recomputes the total
 		default:
-			p.extra(scopeUsage, kraw)
+			p.extra(scopeUsage)
 		}
 	}
+}
+
+// integer reads a token count: a number, a numeric string (as protobuf
+// JSON writes 64-bit integers) or null. Fractions are truncated and
+// values outside int32 are clamped; counts are never negative.
+func integer(s *jsonx.Scanner) int {
+	var raw []byte
+	switch s.Peek() {
+	case 'n':
+		s.Null()
+		return 0
+	case '"':
+		raw = s.Str()
+	default:
+		raw = s.Number()
+	}
+	if s.Err() != nil {
+		return 0
+	}
+	n := 0
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			f, err := strconv.ParseFloat(string(raw), 64)
+			if err != nil || f < 0 {
+				return 0
+			}
+			return int(min(f, 1<<31-1))
+		}
+		if n < 1<<31 {
+			n = n*10 + int(c-'0')
+		}
+	}
+	return min(n, 1<<31-1)
 }

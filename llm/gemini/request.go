@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/reinhq/rein/internal/jsonx"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -138,7 +139,7 @@ func toolSchema(params json.RawMessage) (json.RawMessage, error) {
 		return nil, nil
 	}
 	if !bytes.Contains(t, []byte(`"$schema"`)) && !bytes.Contains(t, []byte(`"$id"`)) {
-		if !validJSON(t) {
+		if !jsonx.Valid(t) {
 			return nil, fmt.Errorf("parameters are not valid JSON")
 		}
 		return t, nil
