@@ -57,7 +57,7 @@ type scanner struct{ jsonx.Scanner }
 func (s *scanner) parse(data []byte, f *frame) error {
 	*f = frame{}
 	s.Reset(data)
-	if s.Object() {
+	if s.object() {
 		for n := 0; ; n++ {
 			key, ok := s.Member(n)
 			if !ok {
@@ -71,6 +71,15 @@ func (s *scanner) parse(data []byte, f *frame) error {
 
 func (s *scanner) ok() bool { return s.Err() == nil }
 
+// object opens an object, which must not be null.
+func (s *scanner) object() bool {
+	if s.Peek() != '{' {
+		s.Fail("expected an object")
+		return false
+	}
+	return s.Object()
+}
+
 func (s *scanner) topField(key []byte, f *frame) {
 	switch string(key) {
 	case "type":
@@ -83,7 +92,7 @@ func (s *scanner) topField(key []byte, f *frame) {
 	case "content_block":
 		s.Peek()
 		start := s.Offset()
-		if s.Object() {
+		if s.object() {
 			for n := 0; ; n++ {
 				k, ok := s.Member(n)
 				if !ok {
@@ -96,7 +105,7 @@ func (s *scanner) topField(key []byte, f *frame) {
 			f.block.raw = s.Input()[start:s.Offset()]
 		}
 	case "message":
-		if s.Object() {
+		if s.object() {
 			for n := 0; ; n++ {
 				k, ok := s.Member(n)
 				if !ok {
