@@ -124,29 +124,38 @@ func (s *Scanner) peekSlow() byte {
 
 // Null consumes a null and reports whether there was one.
 func (s *Scanner) Null() bool {
+	if i := s.pos; i < len(s.text) && s.text[i] != 'n' && s.text[i] > ' ' {
+		return false // the usual case: no need to skip whitespace
+	}
+	return s.null()
+}
+
+// null consumes the null at the cursor, or fails on another n... word;
+// it returns false on anything else.
+func (s *Scanner) null() bool {
 	if s.Peek() != 'n' {
 		return false
 	}
-	s.literal("null")
-	return s.err == nil
-}
-
-func (s *Scanner) literal(word string) {
-	end := scanLiteral(s.text, s.pos, word)
-	if end < 0 {
-		s.failAt(end)
-		return
+	if i := s.pos; len(s.text)-i >= 4 && s.text[i:i+4] == "null" {
+		s.pos += 4
+		return true
 	}
-	s.pos = end
+	s.failAt(fail(s.pos, badLiteral))
+	return false
 }
 
 // Object consumes the '{' that opens an object and reports whether there
-// was one; anything else, null included, is an error. Read the members
-// with Member.
+// was one. A null is consumed too and reported as no object, without an
+// error (APIs send null for an absent object); anything else is an error.
+// Read the members with Member.
 func (s *Scanner) Object() bool {
-	if s.Peek() == '{' {
+	switch s.Peek() {
+	case '{':
 		s.pos++
 		return true
+	case 'n':
+		s.null()
+		return false
 	}
 	s.Fail("expected an object")
 	return false
@@ -196,12 +205,16 @@ func (s *Scanner) Member(n int) ([]byte, bool) {
 func (s *Scanner) RawKey() []byte { return s.data[s.key0:s.key1] }
 
 // Array consumes the '[' that opens an array and reports whether there
-// was one; anything else, null included, is an error. Read the elements
-// with Element.
+// was one. A null is consumed too and reported as no array, without an
+// error; anything else is an error. Read the elements with Element.
 func (s *Scanner) Array() bool {
-	if s.Peek() == '[' {
+	switch s.Peek() {
+	case '[':
 		s.pos++
 		return true
+	case 'n':
+		s.null()
+		return false
 	}
 	s.Fail("expected an array")
 	return false
@@ -247,10 +260,15 @@ func (s *Scanner) Str() []byte {
 // StrOrNull reads a string like Str, or a null as a nil slice (a string
 // is never nil, even when empty).
 func (s *Scanner) StrOrNull() []byte {
-	if s.Null() {
+	switch s.Peek() {
+	case '"':
+		return s.quoted()
+	case 'n':
+		s.null()
 		return nil
 	}
-	return s.Str()
+	s.Fail("expected a string")
+	return nil
 }
 
 // Escaped reports whether the last string or member name read held
@@ -325,15 +343,22 @@ func (s *Scanner) unescape(start, j int) []byte {
 
 // Bool reads true or false; anything else, null included, is an error.
 func (s *Scanner) Bool() bool {
-	switch s.Peek() {
+	switch i := s.pos; s.Peek() {
 	case 't':
-		s.literal("true")
-		return s.err == nil
+		if i = s.pos; len(s.text)-i >= 4 && s.text[i:i+4] == "true" {
+			s.pos += 4
+			return true
+		}
 	case 'f':
-		s.literal("false")
+		if i = s.pos; len(s.text)-i >= 5 && s.text[i:i+5] == "false" {
+			s.pos += 5
+			return false
+		}
+	default:
+		s.Fail("expected true or false")
 		return false
 	}
-	s.Fail("expected true or false")
+	s.failAt(fail(s.pos, badLiteral))
 	return false
 }
 
@@ -345,7 +370,17 @@ func (s *Scanner) Number() []byte {
 		return nil
 	}
 	start := s.pos
-	end := scanNumber(s.text, start)
+	// A short unsigned integer, the usual case, is read here.
+	end := start
+	for end < len(s.text) && end-start < 8 && '0' <= s.text[end] && s.text[end] <= '9' {
+		end++
+	}
+	if end > start && (s.text[start] != '0' || end == start+1) &&
+		(end == len(s.text) || s.text[end] != '.' && s.text[end]|0x20 != 'e' && (s.text[end] < '0' || s.text[end] > '9')) {
+		s.pos = end
+		return s.data[start:end]
+	}
+	end = scanNumber(s.text, start)
 	if end < 0 {
 		s.failAt(end)
 		return nil

@@ -57,6 +57,18 @@ func TestScannerValues(t *testing.T) {
 			s.Array()
 			return s.Element(0)
 		}, false},
+		{` null `, func(s *Scanner) any { return s.Object() }, false},
+		{`null`, func(s *Scanner) any { return s.Array() }, false},
+		{`0`, func(s *Scanner) any { return string(s.Number()) }, "0"},
+		{`123456789012`, func(s *Scanner) any { return s.Int() }, 123456789012},
+		{`[7,-8,90]`, func(s *Scanner) any {
+			var sum int
+			s.Array()
+			for n := 0; s.Element(n); n++ {
+				sum = sum*100 + s.Int()
+			}
+			return sum
+		}, 7*10000 - 8*100 + 90},
 	}
 	for _, tt := range tests {
 		for _, lenient := range []bool{false, true} {
@@ -94,6 +106,10 @@ func TestScannerErrors(t *testing.T) {
 		{`1.e5`, walkAll, "invalid number", 2},
 		{`{"a":[}`, func(s *Scanner) { s.Skip() }, "expected a value", 6},
 		{`null`, func(s *Scanner) { s.Str() }, "expected a string", 0},
+		{`1`, func(s *Scanner) { s.StrOrNull() }, "expected a string", 0},
+		{`nul`, func(s *Scanner) { s.Object() }, "invalid literal", 0},
+		{`01`, func(s *Scanner) { s.Int() }, "unexpected data after the value", 1},
+		{`1.5e`, func(s *Scanner) { s.Number() }, "invalid number", 4},
 		{`"x"`, func(s *Scanner) { s.Object() }, "expected an object", 0},
 		{`{}`, func(s *Scanner) { s.Array() }, "expected an array", 0},
 		{`1.5`, func(s *Scanner) { s.Int() }, "expected an integer", 0},
