@@ -24,6 +24,9 @@ func walk(s *Scanner) any {
 				break
 			}
 			key := Text(k)
+			if raw, ok := String(s.RawKey()); !s.Lenient && (!ok || raw != key) {
+				panic("RawKey " + string(s.RawKey()) + " does not decode to the name " + key)
+			}
 			m[key] = walk(s)
 		}
 		return m

@@ -3,6 +3,7 @@ package jsonx
 import (
 	"math/bits"
 	"strconv"
+	"strings"
 )
 
 // Scanner is a pull reader over one JSON input held in memory. The caller
@@ -41,8 +42,7 @@ type Scanner struct {
 	err  error
 	buf  []byte // unescaped strings since the last Reset
 
-	key0, key1 int  // the span of the last member name, quotes included
-	escaped    bool // the last string read held escapes
+	escaped bool // the last string read held escapes
 
 	// Lenient relaxes the checks for servers that bend JSON: control
 	// characters are accepted inside strings, and skipped values (Skip,
@@ -185,9 +185,7 @@ func (s *Scanner) Member(n int) ([]byte, bool) {
 		s.Fail("expected a member name")
 		return nil, false
 	}
-	s.key0 = s.pos
 	key := s.quoted()
-	s.key1 = s.pos
 	if s.pos < len(s.data) && s.data[s.pos] == ':' { // compact JSON, the usual case
 		s.pos++
 		return key, s.err == nil
@@ -200,9 +198,29 @@ func (s *Scanner) Member(n int) ([]byte, bool) {
 	return key, true
 }
 
-// RawKey returns the name of the member Member last returned as it is
-// written in the input, quotes and escapes included.
-func (s *Scanner) RawKey() []byte { return s.data[s.key0:s.key1] }
+// RawKey returns the name of the member Member just returned as it is
+// written in the input, quotes and escapes included. Call it before
+// reading the member's value.
+func (s *Scanner) RawKey() []byte {
+	// Walk back from the ':' to the closing quote, then to the opening
+	// one: the first quote not escaped by an odd run of backslashes.
+	end := s.pos - 1
+	for end > 0 && s.text[end] != '"' {
+		end--
+	}
+	start := end
+	for start > 0 {
+		start = strings.LastIndexByte(s.text[:start], '"')
+		n := 0
+		for k := start - 1; k >= 0 && s.text[k] == '\\'; k-- {
+			n++
+		}
+		if n&1 == 0 {
+			break
+		}
+	}
+	return s.data[max(start, 0) : end+1]
+}
 
 // Array consumes the '[' that opens an array and reports whether there
 // was one. A null is consumed too and reported as no array, without an

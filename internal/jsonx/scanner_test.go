@@ -45,6 +45,18 @@ func TestScannerValues(t *testing.T) {
 			}
 			return strings.Join(keys, ",")
 		}, `x="x",y1="y\u0031"`},
+		{`{"a\"b\\":1, "\\" :2}`, func(s *Scanner) any {
+			var keys []string
+			s.Object()
+			for n := 0; ; n++ {
+				if _, ok := s.Member(n); !ok {
+					break
+				}
+				keys = append(keys, string(s.RawKey()))
+				s.Skip()
+			}
+			return strings.Join(keys, " ")
+		}, `"a\"b\\" "\\"`},
 		{`[ 1 , [] , "x" ]`, func(s *Scanner) any {
 			var els []string
 			s.Array()
