@@ -118,7 +118,7 @@ func (p *parser) extra(scope byte) {
 // requested through Options.Extra, are passed over).
 func (p *parser) candidates() {
 	s := &p.s
-	if s.Null() || !s.Array() {
+	if !s.Array() {
 		return
 	}
 	for n := 0; s.Element(n); n++ {
@@ -132,7 +132,7 @@ func (p *parser) candidates() {
 
 func (p *parser) candidate() {
 	s := &p.s
-	if s.Null() || !s.Object() {
+	if !s.Object() {
 		return
 	}
 	for n := 0; ; n++ {
@@ -155,7 +155,7 @@ func (p *parser) candidate() {
 
 func (p *parser) content() {
 	s := &p.s
-	if s.Null() || !s.Object() {
+	if !s.Object() {
 		return
 	}
 	for n := 0; ; n++ {
@@ -165,7 +165,7 @@ func (p *parser) content() {
 		}
 		switch string(k) {
 		case "parts":
-			if s.Null() || !s.Array() {
+			if !s.Array() {
 				continue
 			}
 			for i := 0; s.Element(i); i++ {
@@ -255,7 +255,7 @@ func (p *parser) functionCall(pt *part) {
 
 func (p *parser) usage() {
 	s := &p.s
-	if s.Null() || !s.Object() {
+	if !s.Object() {
 		return
 	}
 	u := &p.c.usage
