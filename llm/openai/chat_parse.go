@@ -39,9 +39,10 @@ func (d *chatDecoder) parse(data []byte) error {
 		// earlier chunk (id, object, created, model, fingerprint…), and
 		// reading them again would leave the state as it is: continue
 		// after them.
-		s.i, n = len(p), d.prefixN
-	} else if !s.enter() {
-		if err := s.end(); err != nil {
+		s.SetOffset(len(p))
+		n = d.prefixN
+	} else if !s.Object() {
+		if err := s.End(); err != nil {
 			return err
 		}
 		return errors.New("chunk is not a JSON object")
@@ -50,8 +51,8 @@ func (d *chatDecoder) parse(data []byte) error {
 	var prefixID, prefixModel string
 	plain := true // no member before "choices" but id, model and ignored ones
 	for ; ; n++ {
-		end := s.i
-		key, ok := s.member(n)
+		end := s.Offset()
+		key, ok := s.Member(n)
 		if !ok {
 			break
 		}
@@ -74,10 +75,10 @@ func (d *chatDecoder) parse(data []byte) error {
 			plain = plain && prefixEnd >= 0
 			d.readError()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	if err := s.end(); err != nil {
+	if err := s.End(); err != nil {
 		return err
 	}
 	if prefixEnd > 0 && !ch.hasError {
@@ -101,7 +102,7 @@ func readUsage(s *scanner, key []byte, u *wireUsage) {
 			if string(key) == "cached_tokens" {
 				u.cached, u.hasCached = s.num(), true
 			} else {
-				s.skip()
+				s.Skip()
 			}
 		})
 	case "completion_tokens_details", "output_tokens_details":
@@ -109,11 +110,11 @@ func readUsage(s *scanner, key []byte, u *wireUsage) {
 			if string(key) == "reasoning_tokens" {
 				u.reasoning = s.num()
 			} else {
-				s.skip()
+				s.Skip()
 			}
 		})
 	default:
-		s.skip()
+		s.Skip()
 	}
 }
 
@@ -123,11 +124,11 @@ func (d *chatDecoder) choice() {
 	index := 0
 	var content, reasoning, finish string
 	mark := len(ch.calls)
-	if !s.enter() {
+	if !s.Object() {
 		return
 	}
 	for n := 0; ; n++ {
-		key, ok := s.member(n)
+		key, ok := s.Member(n)
 		if !ok {
 			break
 		}
@@ -135,11 +136,11 @@ func (d *chatDecoder) choice() {
 		case "index":
 			index = s.num()
 		case "finish_reason":
-			finish = internFinish(s.strBytes())
+			finish = internFinish(s.StrOrNull())
 		case "delta", "message":
 			d.delta(&content, &reasoning)
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
 	if index != 0 {
@@ -156,33 +157,33 @@ func (d *chatDecoder) choice() {
 // delta reads a choice's delta (or, in a whole reply, its message).
 func (d *chatDecoder) delta(content, reasoning *string) {
 	s := &d.sc
-	if !s.enter() {
+	if !s.Object() {
 		return
 	}
 	for n := 0; ; n++ {
-		key, ok := s.member(n)
+		key, ok := s.Member(n)
 		if !ok {
 			return
 		}
 		switch k := string(key); k {
 		case "content", "refusal":
-			*content = appendStr(*content, s.strBytes())
+			*content = appendStr(*content, s.StrOrNull())
 		case "reasoning_content", "reasoning":
-			if c := s.peek(); c != '"' && c != 'n' {
-				s.skip() // an object on some servers; not text
+			if c := s.Peek(); c != '"' && c != 'n' {
+				s.Skip() // an object on some servers; not text
 				continue
 			}
-			if v := s.strBytes(); d.field != "-" && (d.field == "" || d.field == k) {
+			if v := s.StrOrNull(); d.field != "-" && (d.field == "" || d.field == k) {
 				*reasoning = appendStr(*reasoning, v)
 			}
 		case "tool_calls":
 			s.array(func(int) { d.readCallDelta() })
 		default:
-			if d.field != "" && k == d.field && s.peek() == '"' { // a server's own field name
-				*reasoning = appendStr(*reasoning, s.strBytes())
+			if d.field != "" && k == d.field && s.Peek() == '"' { // a server's own field name
+				*reasoning = appendStr(*reasoning, s.StrOrNull())
 				continue
 			}
-			s.skip()
+			s.Skip()
 		}
 	}
 }
@@ -193,7 +194,7 @@ func (d *chatDecoder) readCallDelta() {
 	s.object(func(key []byte) {
 		switch string(key) {
 		case "index":
-			if !s.null() {
+			if !s.Null() {
 				c.index, c.hasIndex = s.num(), true
 			}
 		case "id":
@@ -204,17 +205,17 @@ func (d *chatDecoder) readCallDelta() {
 				case "name":
 					c.name = s.str()
 				case "arguments":
-					if p := s.peek(); p == '{' || p == '[' {
-						c.args = string(s.raw()) // already-parsed arguments
+					if p := s.Peek(); p == '{' || p == '[' {
+						c.args = string(s.Raw()) // already-parsed arguments
 					} else {
 						c.args = s.str()
 					}
 				default:
-					s.skip()
+					s.Skip()
 				}
 			})
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 	ch.calls = append(ch.calls, c)
@@ -223,7 +224,7 @@ func (d *chatDecoder) readCallDelta() {
 // readError reads a top-level error object (OpenRouter, vLLM) or string.
 func (d *chatDecoder) readError() {
 	s, ch := &d.sc, &d.ch
-	if s.peek() == '"' {
+	if s.Peek() == '"' {
 		ch.errMsg, ch.errCode, ch.errStatus = s.str(), "", 0
 		ch.hasError = true
 		return
@@ -234,11 +235,11 @@ func (d *chatDecoder) readError() {
 		case "message":
 			ch.errMsg = s.str()
 		case "code":
-			switch s.peek() {
+			switch s.Peek() {
 			case '"':
 				ch.errCode = s.str()
 			case 'n':
-				s.null()
+				s.Null()
 			default:
 				ch.errStatus = s.num()
 			}
@@ -247,7 +248,7 @@ func (d *chatDecoder) readError() {
 				ch.errCode = t
 			}
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 }

@@ -161,26 +161,26 @@ func FuzzScanner(f *testing.F) {
 		if json.Unmarshal(b, &want) == nil && utf8.Valid(b) {
 			var s scanner
 			s.reset(b)
-			if got := s.str(); s.end() != nil || got != want {
-				t.Fatalf("str(%q) = %q, %v; want %q", b, got, s.err, want)
+			if got := s.str(); s.End() != nil || got != want {
+				t.Fatalf("str(%q) = %q, %v; want %q", b, got, s.Err(), want)
 			}
 		}
 		var n int64
 		if json.Unmarshal(b, &n) == nil && n > -1<<40 && n < 1<<40 {
 			var s scanner
 			s.reset(b)
-			if got := s.num(); s.end() != nil || int64(got) != n {
-				t.Fatalf("num(%q) = %d, %v; want %d", b, got, s.err, n)
+			if got := s.num(); s.End() != nil || int64(got) != n {
+				t.Fatalf("num(%q) = %d, %v; want %d", b, got, s.Err(), n)
 			}
 		}
 		var s scanner
 		s.reset(b)
-		raw := s.raw()
-		if s.end() == nil && json.Valid(b) && !bytes.Equal(bytes.TrimSpace(b), raw) {
+		raw := s.Raw()
+		if s.End() == nil && json.Valid(b) && !bytes.Equal(bytes.TrimSpace(b), raw) {
 			t.Fatalf("raw(%q) = %q", b, raw)
 		}
-		if s.i > len(b) {
-			t.Fatalf("cursor %d past the end %d", s.i, len(b))
+		if s.Offset() > len(b) {
+			t.Fatalf("cursor %d past the end %d", s.Offset(), len(b))
 		}
 	})
 }

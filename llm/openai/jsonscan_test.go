@@ -3,30 +3,9 @@ package openai
 import (
 	"strings"
 	"testing"
-)
 
-func TestQuoteOrBackslash(t *testing.T) {
-	naive := func(b []byte) int {
-		for i, c := range b {
-			if c == '"' || c == '\\' {
-				return i
-			}
-		}
-		return -1
-	}
-	base := []byte(strings.Repeat("aé\x80\xff", 10)) // multi-byte and high bytes
-	for n := 0; n <= len(base); n++ {
-		for _, mark := range []byte{'"', '\\', 0} {
-			b := append([]byte(nil), base[:n]...)
-			if mark != 0 {
-				b = append(b, mark, '"')
-			}
-			if got, want := quoteOrBackslash(b), naive(b); got != want {
-				t.Fatalf("quoteOrBackslash(%q) = %d, want %d", b, got, want)
-			}
-		}
-	}
-}
+	"github.com/reinhq/rein/internal/jsonx"
+)
 
 func TestScannerValues(t *testing.T) {
 	tests := []struct {
@@ -41,10 +20,10 @@ func TestScannerValues(t *testing.T) {
 		{`-12.5e3`, func(s *scanner) any { return s.num() }, -12},
 		{`"42"`, func(s *scanner) any { return s.num() }, 42},
 		{`true`, func(s *scanner) any { return s.boolean() }, true},
-		{`{"a":[1,{"b":"}"}],"c":"\\"}`, func(s *scanner) any { return string(s.raw()) }, `{"a":[1,{"b":"}"}],"c":"\\"}`},
+		{`{"a":[1,{"b":"}"}],"c":"\\"}`, func(s *scanner) any { return string(s.Raw()) }, `{"a":[1,{"b":"}"}],"c":"\\"}`},
 		{`{"x":1,"y":{"z":"w"}}`, func(s *scanner) any {
 			var keys []string
-			s.object(func(k []byte) { keys = append(keys, string(k)); s.skip() })
+			s.object(func(k []byte) { keys = append(keys, string(k)); s.Skip() })
 			return strings.Join(keys, ",")
 		}, "x,y"},
 	}
@@ -52,7 +31,7 @@ func TestScannerValues(t *testing.T) {
 		var s scanner
 		s.reset([]byte(tt.in))
 		got := tt.read(&s)
-		if err := s.end(); err != nil || got != tt.want {
+		if err := s.End(); err != nil || got != tt.want {
 			t.Errorf("%s: got %#v, %v; want %#v", tt.in, got, err, tt.want)
 		}
 	}
@@ -61,12 +40,12 @@ func TestScannerValues(t *testing.T) {
 func TestScannerRejectsMalformedInput(t *testing.T) {
 	for _, in := range []string{
 		`{"a":1`, `{"a" 1}`, `{"a":1,}`, `{a:1}`, `[1,2`, `"abc`, `"\x"`, `"\u12"`, `{"a":tru}`,
-		`{"a":1}}`, `{"a":[}`, `{"a":"b"]`, strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
+		`{"a":1}}`, `{"a":[}`, `{"a":"b"]`, strings.Repeat("[", jsonx.MaxDepth+1) + strings.Repeat("]", jsonx.MaxDepth+1),
 	} {
 		var s scanner
 		s.reset([]byte(in))
-		s.object(func([]byte) { s.skip() })
-		if s.end() == nil {
+		s.object(func([]byte) { s.Skip() })
+		if s.End() == nil {
 			t.Errorf("%q was accepted", in)
 		}
 	}

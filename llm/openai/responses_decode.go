@@ -410,15 +410,15 @@ func (d *respDecoder) replayOutput(output []byte) bool {
 	var items [][]byte
 	s := &d.sc
 	s.reset(output)
-	s.array(func(int) { items = append(items, s.raw()) })
-	if s.end() != nil {
+	s.array(func(int) { items = append(items, s.Raw()) })
+	if s.End() != nil {
 		return true
 	}
 	for n, raw := range items {
 		d.ev.item = respItem{}
 		s.reset(raw)
 		d.readItem()
-		if s.end() != nil {
+		if s.End() != nil {
 			continue
 		}
 		d.idBuf = append(d.idBuf[:0], d.ev.item.id...)

@@ -57,27 +57,27 @@ func (d *respDecoder) parse(data []byte) error {
 	ev.text, ev.arguments, ev.errCode, ev.errMsg = "", "", "", ""
 	s := &d.sc
 	s.reset(data)
-	if !s.enter() {
-		if err := s.end(); err != nil {
+	if !s.Object() {
+		if err := s.End(); err != nil {
 			return err
 		}
 		return errors.New("event data is not a JSON object")
 	}
 	for n := 0; ; n++ {
-		key, ok := s.member(n)
+		key, ok := s.Member(n)
 		if !ok {
 			break
 		}
 		switch string(key) {
 		case "type":
-			ev.kind, ev.hasType = eventKindOf(s.strBytes()), true
+			ev.kind, ev.hasType = eventKindOf(s.StrOrNull()), true
 		case "delta":
 			ev.delta = s.str()
 		case "item_id":
-			d.idBuf = append(d.idBuf[:0], s.strBytes()...)
+			d.idBuf = append(d.idBuf[:0], s.StrOrNull()...)
 			ev.itemID = d.idBuf
 		case "output_index":
-			if !s.null() {
+			if !s.Null() {
 				ev.outputIndex, ev.hasIndex = s.num(), true
 			}
 		case "summary_index":
@@ -97,17 +97,17 @@ func (d *respDecoder) parse(data []byte) error {
 		case "error":
 			d.readError()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	}
-	return s.end()
+	return s.End()
 }
 
 // readError reads the error member of an error event: a string or an
 // object with code, type and message.
 func (d *respDecoder) readError() {
 	s, ev := &d.sc, &d.ev
-	if s.peek() == '"' {
+	if s.Peek() == '"' {
 		ev.errMsg = s.str()
 		return
 	}
@@ -122,14 +122,14 @@ func (d *respDecoder) readError() {
 		case "message":
 			ev.errMsg = s.str()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 }
 
 // scalarString reads a string or number as a string.
 func scalarString(s *scanner) string {
-	switch s.peek() {
+	switch s.Peek() {
 	case '"', 'n':
 		return s.str()
 	}
@@ -140,12 +140,12 @@ func scalarString(s *scanner) string {
 // bytes, aliasing the event, and decoded only when needed.
 func (d *respDecoder) readItem() bool {
 	s, it := &d.sc, &d.ev.item
-	s.peek()
-	start := s.i
+	s.Peek()
+	start := s.Offset()
 	ok := s.object(func(key []byte) {
 		switch string(key) {
 		case "type":
-			it.kind = kindOf(s.strBytes())
+			it.kind = kindOf(s.StrOrNull())
 		case "id":
 			it.id = s.str()
 		case "call_id":
@@ -157,15 +157,15 @@ func (d *respDecoder) readItem() bool {
 		case "encrypted_content":
 			it.encrypted = s.stableBytes()
 		case "summary":
-			it.summary = s.raw()
+			it.summary = s.Raw()
 		case "content":
-			it.content = s.raw()
+			it.content = s.Raw()
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 	if ok {
-		it.raw = s.b[start:s.i]
+		it.raw = s.Input()[start:s.Offset()]
 	}
 	return ok
 }
@@ -189,15 +189,15 @@ func (d *respDecoder) partsText(raw []byte, sep string, wantText bool, ann *[]by
 				if wantText {
 					part += s.str()
 				} else {
-					s.skip()
+					s.Skip()
 				}
 			case "annotations":
-				a := s.raw()
-				if ann != nil && s.err == nil && hasElements(a) {
+				a := s.Raw()
+				if ann != nil && s.Err() == nil && hasElements(a) {
 					*ann = append([]byte(nil), a...)
 				}
 			default:
-				s.skip()
+				s.Skip()
 			}
 		})
 		if text != "" && part != "" {
@@ -214,8 +214,8 @@ func hasElements(raw []byte) bool {
 	var t scanner
 	t.reset(raw)
 	n := 0
-	t.array(func(int) { n++; t.skip() })
-	return n > 0 && t.err == nil
+	t.array(func(int) { n++; t.Skip() })
+	return n > 0 && t.Err() == nil
 }
 
 // readResponse reads the response object of response.* events.
@@ -230,17 +230,17 @@ func (d *respDecoder) readResponse() bool {
 		case "status":
 			r.status = s.str()
 		case "output":
-			r.output = s.raw()
+			r.output = s.Raw()
 		case "incomplete_details":
 			s.object(func(key []byte) {
 				if string(key) == "reason" {
 					r.incomplete = s.str()
 				} else {
-					s.skip()
+					s.Skip()
 				}
 			})
 		case "error":
-			if s.peek() == '"' {
+			if s.Peek() == '"' {
 				r.errMsg = s.str()
 				return
 			}
@@ -251,14 +251,14 @@ func (d *respDecoder) readResponse() bool {
 				case "message":
 					r.errMsg = s.str()
 				default:
-					s.skip()
+					s.Skip()
 				}
 			})
 		case "usage":
 			r.usage = wireUsage{}
 			r.hasUsage = s.object(func(key []byte) { readUsage(s, key, &r.usage) })
 		default:
-			s.skip()
+			s.Skip()
 		}
 	})
 }
