@@ -197,7 +197,7 @@ func (s *scanner) int() int {
 // usage reads a usage object; counts that are absent or null stay nil.
 func (s *scanner) usage(raw []byte, u *wireUsage) error {
 	s.Reset(raw)
-	if s.Null() || !s.Object() {
+	if !s.Object() {
 		return s.Err()
 	}
 	for n := 0; ; n++ {
@@ -249,7 +249,7 @@ func (s *scanner) elements(raw []byte) []json.RawMessage {
 
 // delta reads the delta object of content_block_delta and message_delta.
 func (s *scanner) delta(f *frame) {
-	if s.Null() || !s.Object() {
+	if !s.Object() {
 		return
 	}
 	for n := 0; ; n++ {
