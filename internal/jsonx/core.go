@@ -75,8 +75,8 @@ func (p problem) String() string {
 
 // The core functions below read the input as a string: string and
 // []byte inputs share one implementation that the compiler inlines
-// freely (generic code would not be). They never write to it and never
-// keep it beyond the call.
+// freely (generic code would not be). The view is read only, and kept no
+// longer than the input is read (a Scanner keeps it until Reset).
 
 // unsafeString views b as a string without copying it.
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }

@@ -153,7 +153,7 @@ func decode(raw []byte) string {
 	if j < 0 {
 		return Text(inner)
 	}
-	out, _, _ := unescape(append(make([]byte, 0, len(inner)), inner[:j]...), unsafeString(inner[j:]))
+	out, _, _ := unescape(append(make([]byte, 0, len(inner)), inner[:j]...), unsafeString(raw), j+1, true)
 	if !utf8.Valid(out) {
 		return Text(out)
 	}

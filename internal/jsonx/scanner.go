@@ -33,8 +33,8 @@ import (
 //
 // Returned slices alias the input, or the scanner's buffer for strings
 // with escapes, and are valid until the next Reset (see the package
-// documentation). A Scanner is not safe for concurrent use; its zero
-// value is ready to Reset.
+// documentation); the input must not change while it is read. A Scanner
+// is not safe for concurrent use; its zero value is ready to Reset.
 type Scanner struct {
 	data []byte
 	text string // data, viewed as a string by the core functions
@@ -106,7 +106,8 @@ func (s *Scanner) End() error {
 }
 
 // Peek skips whitespace and returns the next byte without consuming it,
-// or 0 at the end of the input (and after an error).
+// or 0 at the end of the input and after an error (a NUL byte, which
+// JSON never holds outside strings, reads as 0 too).
 func (s *Scanner) Peek() byte {
 	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
 		return s.data[s.pos] // the usual case, kept small enough to inline
@@ -334,25 +335,11 @@ func (s *Scanner) quoted() []byte {
 // unescape reads the rest of the string that starts at data[start], from
 // j, its first quote, backslash or (unless lenient) control character.
 func (s *Scanner) unescape(start, j int) []byte {
-	// Find the end first, then decode what lies before it.
-	var end int
-	if s.Lenient {
-		var ok bool
-		if end, ok = skipQuoted(s.text, j-1); !ok {
-			end = fail(end, unexpectedEnd)
-		}
-	} else {
-		end = scanString(s.text, j-1)
-	}
-	if end < 0 {
-		s.failAt(end)
-		return nil
-	}
 	off := len(s.buf)
-	buf, bad, p := unescape(append(s.buf, s.text[start:j]...), s.text[j:end-1])
+	buf, end, p := unescape(append(s.buf, s.text[start:j]...), s.text, j, s.Lenient)
 	s.buf = buf
 	if p != fine {
-		s.failAt(fail(j+bad, p))
+		s.failAt(fail(end, p))
 		return nil
 	}
 	s.pos, s.escaped = end, true

@@ -7,41 +7,51 @@ import (
 	"unicode/utf8"
 )
 
-// unescape appends to dst the content of a string from its first
-// backslash on: in runs from that backslash to the closing quote
-// (excluded), and every backslash in it starts an escape, which the
-// caller checked by finding the closing quote. Escapes are decoded as
-// encoding/json decodes them: a \u escape of a UTF-16 surrogate that does
-// not form a pair becomes U+FFFD. On a malformed escape it returns its
-// offset in in.
-func unescape(dst []byte, in string) ([]byte, int, problem) {
-	for i := 0; i < len(in); {
-		if c := in[i]; c != '\\' {
-			// Copy the run up to the next backslash: a word at a time
-			// first (runs between escapes are often short), then with a
-			// vectorised search.
-			k := i + 1
-			if k+8 <= len(in) {
-				if m := backslashMask(load8(in, k)); m != 0 {
-					k += bits.TrailingZeros64(m) >> 3
-				} else if n := strings.IndexByte(in[k+8:], '\\'); n >= 0 {
-					k += 8 + n
-				} else {
-					k = len(in)
-				}
-			} else {
-				for k < len(in) && in[k] != '\\' {
-					k++
-				}
+// unescape appends to dst the content of a string from b[i] (the bytes
+// before it are already in dst) up to the closing quote, and returns the
+// index after that quote. Escapes are decoded as encoding/json decodes
+// them: a \u escape of a UTF-16 surrogate that does not form a pair
+// becomes U+FFFD. Control characters are refused unless lenient. On
+// failure it returns the offset of the problem.
+func unescape(dst []byte, b string, i int, lenient bool) ([]byte, int, problem) {
+	for i < len(b) {
+		c := b[i]
+		if c != '\\' {
+			switch {
+			case c == '"':
+				return dst, i + 1, fine
+			case c < 0x20 && !lenient:
+				return dst, i, controlChar
+			case i+8 > len(b):
+				dst = append(dst, c)
+				i++
+				continue
 			}
-			dst = append(dst, in[i:k]...)
+			// A run of plain bytes. When it ends within the word, copy
+			// the whole word and keep what comes before its end (runs
+			// between escapes are often short); otherwise find its end
+			// first and copy it at once.
+			x := load8(b, i)
+			m := special(x)
+			if lenient {
+				m = quoteOrBackslashMask(x)
+			}
+			if m != 0 {
+				n := max(bits.TrailingZeros64(m)>>3, 1)
+				dst = append(dst, b[i:i+8]...)
+				dst = dst[:len(dst)-8+n]
+				i += n
+				continue
+			}
+			k := nextSpecial(b, i+8) // a control character just ends the run when lenient
+			dst = append(dst, b[i:k]...)
 			i = k
 			continue
 		}
-		if i+1 >= len(in) {
-			return dst, i, badEscape
+		if i+1 >= len(b) {
+			break
 		}
-		switch e := in[i+1]; e {
+		switch e := b[i+1]; e {
 		case '"', '\\', '/':
 			dst = append(dst, e)
 		case 'b':
@@ -55,15 +65,15 @@ func unescape(dst []byte, in string) ([]byte, int, problem) {
 		case 't':
 			dst = append(dst, '\t')
 		case 'u':
-			r, ok := hex4(in, i+2)
+			r, ok := hex4(b, i+2)
 			if !ok {
 				return dst, i, badEscape
 			}
 			i += 6
 			if utf16.IsSurrogate(r) {
 				r2, ok := rune(0), false
-				if i+1 < len(in) && in[i] == '\\' && in[i+1] == 'u' {
-					r2, ok = hex4(in, i+2)
+				if i+1 < len(b) && b[i] == '\\' && b[i+1] == 'u' {
+					r2, ok = hex4(b, i+2)
 				}
 				if d := utf16.DecodeRune(r, r2); ok && d != utf8.RuneError {
 					r = d
@@ -79,7 +89,7 @@ func unescape(dst []byte, in string) ([]byte, int, problem) {
 		}
 		i += 2
 	}
-	return dst, len(in), fine
+	return dst, len(b), unexpectedEnd
 }
 
 // backslashMask flags, like special, the backslashes of the word x.
@@ -130,27 +140,43 @@ func quoteOrBackslash(b string) int {
 }
 
 // skipQuoted returns the index after the string whose opening quote is
-// at b[i], checking only that it ends. Long strings are crossed from
-// quote to quote with a vectorised search: a quote ends the string when
+// at b[i], checking only that it ends. Runs of 32 plain bytes are crossed
+// with a vectorised search for the next quote, which ends the string when
 // an even number of backslashes precedes it.
 func skipQuoted(b string, i int) (int, bool) {
 	j := i + 1
-	for j+8 <= len(b) && j-i <= 32 {
-		m := quoteOrBackslashMask(load8(b, j))
-		if m == 0 {
-			j += 8
-			continue
+	for {
+		// Eight bytes at a time, up to four plain words in a row.
+		plain := 0
+		for j+8 <= len(b) && plain < 4 {
+			m := quoteOrBackslashMask(load8(b, j))
+			if m == 0 {
+				j += 8
+				plain++
+				continue
+			}
+			j += bits.TrailingZeros64(m) >> 3
+			if b[j] == '"' {
+				return j + 1, true
+			}
+			j += 2 // a backslash and the byte it escapes
+			plain = 0
 		}
-		j += bits.TrailingZeros64(m) >> 3
-		if b[j] == '"' {
-			return j + 1, true
+		if plain < 4 {
+			// The last bytes, one at a time.
+			for ; j < len(b); j++ {
+				switch b[j] {
+				case '"':
+					return j + 1, true
+				case '\\':
+					j++
+				}
+			}
+			return len(b), false
 		}
-		j += 2 // a backslash and the byte it escapes
-	}
-	for j <= len(b) {
 		k := strings.IndexByte(b[j:], '"')
 		if k < 0 {
-			break
+			return len(b), false
 		}
 		q := j + k
 		n := 0
@@ -162,7 +188,6 @@ func skipQuoted(b string, i int) (int, bool) {
 		}
 		j = q + 1
 	}
-	return len(b), false
 }
 
 // skipLoose moves past the value that starts at or after b[i], checking
