@@ -92,12 +92,6 @@ func unescape(dst []byte, b string, i int, lenient bool) ([]byte, int, problem) 
 	return dst, len(b), unexpectedEnd
 }
 
-// backslashMask flags, like special, the backslashes of the word x.
-func backslashMask(x uint64) uint64 {
-	k := x ^ (ones * '\\')
-	return (k - ones) &^ k & highs
-}
-
 // quoteOrBackslashMask flags, like special, the quotes and backslashes
 // of the word x.
 func quoteOrBackslashMask(x uint64) uint64 {
