@@ -38,8 +38,11 @@ func unescape(dst []byte, b string, i int, lenient bool) ([]byte, int, problem) 
 			}
 			if m != 0 {
 				n := max(bits.TrailingZeros64(m)>>3, 1)
-				dst = append(dst, b[i:i+8]...)
-				dst = dst[:len(dst)-8+n]
+				if cap(dst)-len(dst) >= 8 {
+					dst = append(dst, b[i:i+8]...)[:len(dst)+n]
+				} else {
+					dst = append(dst, b[i:i+n]...) // never grow the buffer for bytes it will not keep
+				}
 				i += n
 				continue
 			}
