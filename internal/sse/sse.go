@@ -43,7 +43,9 @@ type Reader struct {
 	MaxLine int
 	data    []byte
 	typ     []byte
-	lastTyp string
+	// types holds the event names seen so far, so that a stream whose
+	// events alternate between a few names allocates each name once.
+	types   []string
 	id      string
 	retry   int
 	hasData bool
@@ -66,7 +68,7 @@ func (r *Reader) Reset(src io.Reader) {
 	if len(buf) > maxKeptBuffer || len(buf) == 0 {
 		buf = make([]byte, 32<<10)
 	}
-	*r = Reader{src: src, buf: buf, MaxLine: r.MaxLine, data: r.data[:0], typ: r.typ[:0], lastTyp: r.lastTyp, retry: -1}
+	*r = Reader{src: src, buf: buf, MaxLine: r.MaxLine, data: r.data[:0], typ: r.typ[:0], types: r.types, retry: -1}
 }
 
 // readLine returns the next line without its terminator (LF, CRLF or CR).
@@ -176,10 +178,7 @@ func (r *Reader) Next() (Event, error) {
 			}
 			ev := Event{Data: data, ID: r.id, Retry: r.retry}
 			if len(r.typ) > 0 {
-				if string(r.typ) != r.lastTyp {
-					r.lastTyp = string(r.typ)
-				}
-				ev.Type = r.lastTyp
+				ev.Type = r.typeName()
 			}
 			return ev, nil
 		}
@@ -210,6 +209,31 @@ func (r *Reader) Next() (Event, error) {
 			}
 		}
 	}
+}
+
+// maxTypes bounds the names a Reader keeps; a stream with more distinct
+// names than that allocates the rest anew each time.
+const maxTypes = 32
+
+// typeName returns r.typ as a string, shared with earlier events of the
+// same name.
+func (r *Reader) typeName() string {
+	for i, t := range r.types {
+		if t == string(r.typ) {
+			if i > 0 { // keep the most recent name first
+				copy(r.types[1:i+1], r.types[:i])
+				r.types[0] = t
+			}
+			return t
+		}
+	}
+	t := string(r.typ)
+	if len(r.types) < maxTypes {
+		r.types = append(r.types, "")
+	}
+	copy(r.types[1:], r.types)
+	r.types[0] = t
+	return t
 }
 
 // Error describes a malformed payload inside an otherwise valid stream;
