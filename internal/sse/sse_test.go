@@ -145,3 +145,40 @@ func TestReset(t *testing.T) {
 		t.Fatalf("err = %v, want EOF", err)
 	}
 }
+
+// Streams such as the Responses API alternate between a handful of event
+// names; once each name has been seen, reading more events of those
+// names allocates nothing, and each event still carries its own name.
+func TestEventNamesShared(t *testing.T) {
+	var sb strings.Builder
+	names := []string{"a.delta", "b.delta", "a.delta", "c.done", "b.delta"}
+	for range 20 {
+		for _, n := range names {
+			sb.WriteString("event: " + n + "\ndata: {}\n\n")
+		}
+	}
+	stream := sb.String()
+	r := NewReader(strings.NewReader(stream))
+	for i := 0; ; i++ {
+		ev, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil || ev.Type != names[i%len(names)] {
+			t.Fatalf("event %d: %q, %v; want %q", i, ev.Type, err, names[i%len(names)])
+		}
+	}
+	src := strings.NewReader(stream)
+	allocs := testing.AllocsPerRun(10, func() {
+		src.Reset(stream)
+		r.Reset(src)
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+		}
+	})
+	if allocs > 0 {
+		t.Errorf("%v allocations per stream of known names, want 0", allocs)
+	}
+}
