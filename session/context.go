@@ -95,18 +95,41 @@ func LastLeaf(entries []Entry) string {
 	return l.leaf
 }
 
+// nearParent is how many entries before a child path looks for its
+// parent before asking the index. A parent is most often the entry just
+// before its child; between them there may be a few entries that are not
+// part of the tree (labels, session info).
+const nearParent = 4
+
+// path returns the indexes of the tree entries from id to the root, id
+// first. It stops at an ID the log does not hold.
+func (l *log) path(id string) []int {
+	var idx []int
+	i, ok := l.index[id]
+	for ok && len(idx) <= l.entries.len() {
+		idx = append(idx, i)
+		parent := l.entries.at(i).Parent
+		if parent == "" {
+			break
+		}
+		ok = false
+		for j := i - 1; j >= max(0, i-nearParent); j-- {
+			if l.entries.at(j).ID == parent {
+				i, ok = j, true
+				break
+			}
+		}
+		if !ok {
+			i, ok = l.index[parent]
+		}
+	}
+	return idx
+}
+
 // branch returns the tree entries from the root to id. Parents always
 // precede their children in the log, so the walk ends.
 func (l *log) branch(id string) []Entry {
-	var idx []int
-	for id != "" {
-		i, ok := l.index[id]
-		if !ok || len(idx) > l.entries.len() {
-			break
-		}
-		idx = append(idx, i)
-		id = l.entries.at(i).Parent
-	}
+	idx := l.path(id)
 	out := make([]Entry, len(idx))
 	for k, i := range idx {
 		out[len(idx)-1-k] = *l.entries.at(i)
@@ -120,16 +143,7 @@ func (l *log) context(leaf string) Context {
 		c.Leaf = ""
 		return c
 	}
-	// Collect the path as indexes, leaf first.
-	var path []int
-	for id := leaf; id != ""; {
-		i, ok := l.index[id]
-		if !ok || len(path) > l.entries.len() {
-			break
-		}
-		path = append(path, i)
-		id = l.entries.at(i).Parent
-	}
+	path := l.path(leaf)
 	// path is leaf→root; walk it root→leaf.
 	compaction, kept := -1, -1
 	for k := 0; k < len(path); k++ {
