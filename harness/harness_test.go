@@ -29,7 +29,7 @@ func TestPromptPersistsAndReports(t *testing.T) {
 		t.Fatalf("result = %+v", res)
 	}
 	wantLog := []string{
-		"model:faux/faux", "thinking:off", "tools:echo",
+		"model:faux/faux", "tools:echo",
 		"user:hi", `assistant:let me echo+call echo{"v":"x"}`, "result:echo:echo:x", "assistant:done",
 	}
 	if d := cmp.Diff(wantLog, transcript(f.store.Entries())); d != "" {

@@ -77,7 +77,7 @@ func TestPendingWritesFlushAtSavePoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"model:faux/faux", "thinking:off", "tools:echo",
+		"model:faux/faux", "tools:echo",
 		"user:hi", `assistant:call echo{"v":"1"}`, "result:echo:echo:1",
 		"custom:after-assistant-1:1", "custom:after-tool:1",
 		"assistant:done",
@@ -158,7 +158,7 @@ func TestStoreFailurePersistingAMessage(t *testing.T) {
 	// The pending write was not lost: it is still queued (the store is
 	// still failing only for tool results, so the end-of-run flush wrote
 	// it).
-	wantLog := []string{"model:faux/faux", "thinking:off", "tools:echo", "user:hi", `assistant:call echo{"v":"1"}`, "custom:pending:1"}
+	wantLog := []string{"model:faux/faux", "tools:echo", "user:hi", `assistant:call echo{"v":"1"}`, "custom:pending:1"}
 	if d := cmp.Diff(wantLog, transcript(fs.Entries())); d != "" {
 		t.Fatalf("log (-want +got):\n%s", d)
 	}
@@ -199,7 +199,7 @@ func TestStoreFailureKeepsPendingWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"model:faux/faux", "thinking:off", "tools:echo",
+		"model:faux/faux", "tools:echo",
 		"user:hi", `assistant:call echo{"v":"1"}`, "result:echo:echo:1",
 		"custom:a:1", "custom:b:1", "custom:c:1",
 		"user:again", "assistant:recovered",

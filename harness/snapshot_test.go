@@ -88,7 +88,7 @@ func TestSettersDuringTurnApplyFromNextTurn(t *testing.T) {
 	}
 	// The log records the changes before the turn that used them.
 	wantLog := []string{
-		"model:faux/faux", "thinking:off", "tools:echo,other",
+		"model:faux/faux", "tools:echo,other",
 		"user:hi", `assistant:call echo{"v":"1"}`, "result:echo:echo:1",
 		"model:faux2/faux-large", "thinking:high", "tools:echo",
 		"assistant:done",

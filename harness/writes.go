@@ -105,12 +105,12 @@ func (h *Harness) record(c *config) error {
 		}
 		r.provider, r.model = c.model.Provider, c.model.ID
 	}
-	thinking := c.thinking
-	if thinking == "" {
-		thinking = llm.ThinkingOff
-	}
-	if r.thinking != thinking {
-		if _, err := h.append(session.Entry{Type: session.TypeThinkingChange, Thinking: thinking}, false); err != nil {
+	if thinking := c.thinking; r.thinking != thinking {
+		logged := thinking
+		if logged == "" {
+			logged = session.ThinkingDefault
+		}
+		if _, err := h.append(session.Entry{Type: session.TypeThinkingChange, Thinking: logged}, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the thinking change: %w", err)}
 		}
 		r.thinking = thinking

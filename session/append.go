@@ -87,7 +87,7 @@ func (s *Session) fill(e *Entry) error {
 			return bad("no Model")
 		}
 	case TypeThinkingChange:
-		if e.Thinking == "" || !e.Thinking.Valid() {
+		if e.Thinking != ThinkingDefault && (e.Thinking == "" || !e.Thinking.Valid()) {
 			return bad("invalid thinking level %q", e.Thinking)
 		}
 	case TypeToolsChange:

@@ -19,7 +19,7 @@ type Context struct {
 	// empty when there is none.
 	Provider, Model string
 	// Thinking is from the last thinking_change on the path; empty when
-	// there is none.
+	// there is none or it recorded ThinkingDefault.
 	Thinking llm.ThinkingLevel
 	// ActiveTools is from the last tools_change on the path; nil when
 	// there is none (the application's default applies), empty when no
@@ -188,6 +188,9 @@ func (l *log) context(leaf string) Context {
 			c.Provider, c.Model = e.Provider, e.Model
 		case TypeThinkingChange:
 			c.Thinking = e.Thinking
+			if c.Thinking == ThinkingDefault {
+				c.Thinking = ""
+			}
 		case TypeToolsChange:
 			c.ActiveTools = append(make([]string, 0, len(e.Tools)), e.Tools...)
 		}

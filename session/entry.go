@@ -53,6 +53,12 @@ const (
 	TypeCustom         EntryType = "custom"
 )
 
+// ThinkingDefault is the thinking level a thinking_change entry records
+// when the application went back to the model's own default (the empty
+// llm.ThinkingLevel, which a log line cannot tell apart from a missing
+// field). Context reports it as the empty level.
+const ThinkingDefault llm.ThinkingLevel = "default"
+
 // Known reports whether this version of the package understands t.
 func (t EntryType) Known() bool {
 	switch t {

@@ -213,8 +213,8 @@ func newSessionsResumeCmd(e *env) *cobra.Command {
 		Short: "Continue a session: run one more prompt, or chat when none is given",
 		Long: `Continue a session where it stopped. The log is opened and repaired: a tool
 call the process died during gets a result saying it was interrupted, so the
-conversation is well-formed. The session's model is used unless --model says
-otherwise. With a PROMPT, runs it once (like rein run); without, starts a chat.`,
+conversation is well-formed. The session's model, thinking level and active
+tools are used unless --model, --thinking or --tools say otherwise. With a PROMPT, runs it once (like rein run); without, starts a chat.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.check(); err != nil {
@@ -236,6 +236,15 @@ otherwise. With a PROMPT, runs it once (like rein run); without, starts a chat.`
 				o.model = c.Provider + "/" + c.Model
 				if c.Provider == "faux" {
 					o.model = "faux"
+				}
+			}
+			if !cmd.Flags().Changed("thinking") {
+				o.thinking = string(c.Thinking)
+			}
+			if !cmd.Flags().Changed("tools") && c.ActiveTools != nil {
+				o.tools = strings.Join(c.ActiveTools, ",")
+				if len(c.ActiveTools) == 0 {
+					o.tools = "none"
 				}
 			}
 			if o.workdir == "" && sess.Header().Cwd != "" {

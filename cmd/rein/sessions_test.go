@@ -87,6 +87,64 @@ func TestRunWritesSessionAndSessionsCommands(t *testing.T) {
 	}
 }
 
+// Resuming keeps the session's thinking level and active tools unless
+// flags override them, and a run at the model's default thinking level
+// records it as such, not as "off".
+func TestResumeKeepsThinkingAndTools(t *testing.T) {
+	ws := t.TempDir()
+	reply := writeScript(t, t.TempDir(), `{"text": "ok"}`)
+	if code, _, errOut := runCLI(t, "", "run", "-m", "faux", "--script", reply, "-C", ws, "--thinking", "high", "--tools", "read,ls", "p1"); code != 0 {
+		t.Fatalf("run: %d %s", code, errOut)
+	}
+	path := latestSession(t, ws)
+	contextOf := func() session.Context {
+		t.Helper()
+		_, entries, issues, err := session.ReadFile(path)
+		if err != nil || len(issues) != 0 {
+			t.Fatalf("session: %v %v", err, issues)
+		}
+		return session.BuildContext(entries, session.LastLeaf(entries))
+	}
+	changes := func() (n int) {
+		_, entries, _, _ := session.ReadFile(path)
+		for _, e := range entries {
+			if e.Type == session.TypeThinkingChange || e.Type == session.TypeToolsChange {
+				n++
+			}
+		}
+		return n
+	}
+	before := changes()
+	if code, _, errOut := runCLI(t, "", "sessions", "resume", "-C", ws, "--script", reply, "last", "p2"); code != 0 {
+		t.Fatalf("resume: %d %s", code, errOut)
+	}
+	c := contextOf()
+	if c.Thinking != llm.ThinkingHigh || strings.Join(c.ActiveTools, ",") != "read,ls" || changes() != before {
+		t.Fatalf("after resume: thinking %q, tools %v, %d changes (was %d)", c.Thinking, c.ActiveTools, changes(), before)
+	}
+	// Flags still win, and the model's default is logged as "default".
+	if code, _, errOut := runCLI(t, "", "sessions", "resume", "-C", ws, "--script", reply, "--thinking", "", "--tools", "none", "last", "p3"); code != 0 {
+		t.Fatalf("resume with flags: %d %s", code, errOut)
+	}
+	if c := contextOf(); c.Thinking != "" || c.ActiveTools == nil || len(c.ActiveTools) != 0 {
+		t.Fatalf("after resume with flags: thinking %q, tools %#v", c.Thinking, c.ActiveTools)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"thinking":"default"`) {
+		t.Fatalf("the model's default thinking level is not logged as default:\n%s", data)
+	}
+
+	// A fresh run at the default level records no thinking change.
+	ws2 := t.TempDir()
+	if code, _, errOut := runCLI(t, "", "run", "-m", "faux", "--script", reply, "-C", ws2, "p"); code != 0 {
+		t.Fatalf("run: %d %s", code, errOut)
+	}
+	data, _ = os.ReadFile(latestSession(t, ws2))
+	if strings.Contains(string(data), "thinking_change") {
+		t.Fatalf("a run at the default level logged a thinking change:\n%s", data)
+	}
+}
+
 func TestChatSteersAndFollowsUp(t *testing.T) {
 	ws := t.TempDir()
 	stdinR, stdinW := io.Pipe()
