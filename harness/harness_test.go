@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -236,9 +237,8 @@ func TestAppendEntryIdleAndValidation(t *testing.T) {
 			t.Fatalf("%s: err = %v", e.Type, err)
 		}
 	}
-	// A label on an entry that does not exist is rejected by the store
-	// and dropped, not kept forever.
-	if err := f.h.Label("missing", "x"); !errors.Is(err, ErrStore) || !errors.Is(err, session.ErrNotFound) {
+	// A label on an entry that does not exist is refused at once.
+	if err := f.h.Label("missing", "x"); !errors.Is(err, ErrConfig) || !errors.Is(err, session.ErrNotFound) {
 		t.Fatalf("err = %v", err)
 	}
 	if n := len(f.h.Pending()); n != 0 {
@@ -246,5 +246,36 @@ func TestAppendEntryIdleAndValidation(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"custom:note:1"}, transcript(f.store.Entries())); d != "" {
 		t.Fatalf("log (-want +got):\n%s", d)
+	}
+}
+
+// During a run, a label on a missing entry is refused when it is asked
+// for and the run goes on; a label on an entry still waiting in the
+// pending writes is accepted and written after it.
+func TestLabelDuringRun(t *testing.T) {
+	f := newFixture(t, []faux.Reply{faux.Calls("", faux.Call("echo", `{"v":"1"}`)), faux.Text("done")}, nil)
+	var labelErr, pendingErr error
+	f.h.Subscribe(func(_ context.Context, e Event) error {
+		if e.Type == agent.EventMessageEnd && e.Message.Role == llm.RoleAssistant && labelErr == nil {
+			labelErr = f.h.Label("nosuch", "x")
+			note := custom("note")
+			note.ID = "note-1"
+			if err := f.h.AppendEntry(note); err != nil {
+				return err
+			}
+			pendingErr = f.h.Label("note-1", "kept")
+		}
+		return nil
+	})
+	res, err := f.prompt(t, "hi")
+	if err != nil || res.Stop != StopCompleted {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	if !errors.Is(labelErr, ErrConfig) || !errors.Is(labelErr, session.ErrNotFound) || pendingErr != nil {
+		t.Fatalf("label errors: missing %v, pending %v", labelErr, pendingErr)
+	}
+	got := transcript(f.store.Entries())
+	if !slices.Contains(got, "label:kept") || !slices.Contains(got, "assistant:done") || slices.Contains(got, "label:x") {
+		t.Fatalf("log: %v", got)
 	}
 }

@@ -47,6 +47,17 @@ func NewMemoryStore(now func() time.Time) *MemoryStore {
 	return &MemoryStore{now: now, index: map[string]int{}}
 }
 
+// Entry returns the entry with this ID.
+func (m *MemoryStore) Entry(id string) (session.Entry, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	i, ok := m.index[id]
+	if !ok {
+		return session.Entry{}, false
+	}
+	return m.entries[i], true
+}
+
 // Append implements Store. It checks what a session file checks: known
 // types, parents and targets that exist, unused IDs.
 func (m *MemoryStore) Append(e session.Entry) (session.Entry, error) {

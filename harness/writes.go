@@ -38,6 +38,9 @@ func (h *Harness) AppendEntry(e session.Entry) error {
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if e.Type == session.TypeLabel && !h.knownLocked(e.Target) {
+		return &Error{Code: CodeConfig, Op: op, Err: fmt.Errorf("%w: there is no entry %q to label", session.ErrNotFound, e.Target)}
+	}
 	h.pending = append(h.pending, e)
 	if h.phase != PhaseIdle {
 		return nil
@@ -45,7 +48,36 @@ func (h *Harness) AppendEntry(e session.Entry) error {
 	return h.flushLocked()
 }
 
-// Label sets the label of entry id ("" clears it); see AppendEntry.
+// entryLookup is implemented by stores that can tell whether they hold
+// an entry (*session.Session and MemoryStore do).
+type entryLookup interface {
+	Entry(id string) (session.Entry, bool)
+}
+
+// knownLocked reports whether id names an entry of the store or one
+// waiting in the pending writes; a store that cannot tell is trusted to
+// check when the write is flushed. h.mu must be held.
+func (h *Harness) knownLocked(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, p := range h.pending {
+		if p.ID == id {
+			return true
+		}
+	}
+	lookup, ok := h.store.(entryLookup)
+	if !ok {
+		return true
+	}
+	_, found := lookup.Entry(id)
+	return found
+}
+
+// Label sets the label of entry id ("" clears it); see AppendEntry. An
+// id that names no entry of the log nor of the pending writes is refused
+// at once, in every phase, with a CodeConfig error wrapping
+// session.ErrNotFound.
 func (h *Harness) Label(id, label string) error {
 	return h.AppendEntry(session.Entry{Type: session.TypeLabel, Target: id, Label: label})
 }
