@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -59,6 +60,9 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 	if strings.HasPrefix(pattern, "/") {
 		return tool.Result{}, fmt.Errorf("pattern %q is absolute; give a pattern relative to path (e.g. **/*.go), and the directory as path", in.Pattern)
 	}
+	if slices.Contains(strings.Split(pattern, "/"), "..") {
+		return tool.Result{}, fmt.Errorf("pattern %q climbs out with ..; a pattern matches below path: give the directory to search as path (inside the workspace) and a pattern relative to it", in.Pattern)
+	}
 	if !doublestar.ValidatePattern(pattern) {
 		return tool.Result{}, fmt.Errorf("invalid glob %q: check that brackets [] and braces {} are closed", in.Pattern)
 	}
@@ -90,7 +94,7 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 		// Walk only below the pattern's fixed leading directories.
 		if base, _ := doublestar.SplitPattern(pattern); base != "." && base != "" {
 			dir := filepath.Join(start, filepath.FromSlash(base))
-			if real, err := filepath.EvalSymlinks(dir); err == nil && real == dir {
+			if real, err := filepath.EvalSymlinks(dir); err == nil && real == dir && within(root, dir) {
 				if st, err := os.Stat(dir); err == nil && st.IsDir() {
 					walkFrom = dir
 				}

@@ -43,6 +43,8 @@ func TestFind(t *testing.T) {
 		{"path is a file", `{"pattern":"*","path":"a.go"}`, true, "a.go is a file, not a directory"},
 		{"missing path", `{"pattern":"*","path":"nowhere"}`, true, "no such file: nowhere"},
 		{"outside", `{"pattern":"*","path":"../"}`, true, "outside the workspace"},
+		{"pattern climbs out", `{"pattern":"../../etc/pass*"}`, true, "climbs out with .."},
+		{"pattern climbs out below", `{"pattern":"sub/../../*","path":"."}`, true, "climbs out with .."},
 		{"negative limit", `{"pattern":"*","limit":-1}`, true, "limit must be 1 or more"},
 		{"missing pattern", `{}`, true, "Invalid arguments for find"},
 		{"pattern wrong type", `{"pattern":3}`, true, "Invalid arguments for find"},
