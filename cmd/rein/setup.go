@@ -231,7 +231,8 @@ func (o *runOptions) resolveModel(e *env, workspace string) (llm.Model, llm.Prov
 		fmt.Fprintln(e.stderr, "rein: note:", res.Note)
 	}
 	built, err := cat.Build(res.Model, catalog.BuildOptions{
-		BaseURL: o.baseURL,
+		BaseURL:          o.baseURL,
+		DefaultStatePath: catalog.DefaultStatePath(e.getenv),
 		Failover: failover.Options{OnEvent: func(ev failover.Event) {
 			fmt.Fprintln(e.stderr, "rein: failover:", ev)
 		}},

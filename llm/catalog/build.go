@@ -35,9 +35,13 @@ type BuildOptions struct {
 	// empty non-nil slice disables fallback.
 	Fallbacks []string
 	// StatePath is the file keeping key cooldowns across runs; empty means
-	// the config's failover.state_file, and no file when that is empty
-	// too (cooldowns then last as long as the provider).
+	// the config's failover.state_file, then DefaultStatePath, and no file
+	// when all three are empty (cooldowns then last as long as the
+	// provider).
 	StatePath string
+	// DefaultStatePath is the state file used when neither StatePath nor
+	// the config names one; rein passes catalog.DefaultStatePath.
+	DefaultStatePath string
 	// Failover is the base of the failover options: its OnEvent receives
 	// every retry, rotation, cooldown and fallback; its clock, sleep and
 	// randomness may be replaced in tests. Backoff fields it leaves zero
@@ -51,8 +55,8 @@ type Built struct {
 	// Model is the model to put in requests: the one given, with the base
 	// URL override and the API it implies applied.
 	Model llm.Model
-	// Failover reports whether Provider is a failover over several keys
-	// or models.
+	// Failover reports whether Provider rotates several keys or falls
+	// back to other models. Every Provider retries transient failures.
 	Failover bool
 	// Chain lists the targets as "provider/model", primary first.
 	Chain []string
@@ -61,9 +65,10 @@ type Built struct {
 	Notes []string
 }
 
-// Build returns a provider for m, a model from Resolve. It is wrapped in
-// a failover when the provider has key profiles or a fallback chain is
-// configured. A provider that needs a key and has none is an error that
+// Build returns a provider for m, a model from Resolve. It is always a
+// failover.Provider, so that rate limits, overloads, timeouts and server
+// errors are retried with backoff even with a single key; key rotation and
+// model fallback come with profiles and a fallback chain. A provider that needs a key and has none is an error that
 // names the variable to set or the config field to fill.
 func (c *Catalog) Build(m llm.Model, opts BuildOptions) (*Built, error) {
 	if _, ok := c.providers[m.Provider]; !ok {
@@ -108,10 +113,6 @@ func (c *Catalog) Build(m llm.Model, opts BuildOptions) (*Built, error) {
 			out.Notes = append(out.Notes, r.Note)
 		}
 	}
-	if len(targets) == 1 && len(primary.Profiles) == 0 {
-		out.Provider = primary.Provider
-		return out, nil
-	}
 	fo := opts.Failover
 	fc := c.cfg.Failover
 	if fo.Backoff.Base == 0 {
@@ -127,11 +128,14 @@ func (c *Catalog) Build(m llm.Model, opts BuildOptions) (*Built, error) {
 	if fo.StatePath == "" {
 		fo.StatePath = c.expandHome(fc.StateFile)
 	}
+	if fo.StatePath == "" {
+		fo.StatePath = opts.DefaultStatePath
+	}
 	p, err := failover.New(targets, fo)
 	if err != nil {
 		return nil, err
 	}
-	out.Provider, out.Failover = p, true
+	out.Provider, out.Failover = p, len(targets) > 1 || len(primary.Profiles) > 0
 	return out, nil
 }
 

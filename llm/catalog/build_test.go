@@ -443,3 +443,48 @@ func TestCompatMirrorsOpenAI(t *testing.T) {
 		t.Errorf("compat (-want +got):\n%s", diff)
 	}
 }
+
+// With one key and no fallback, a rate limit is still retried, and a
+// cooldown lands in the default state file.
+func TestBuildSingleKeyRetries(t *testing.T) {
+	srv := newServer(t)
+	var calls int
+	srv.fail = func(s seen) (int, string) {
+		if calls++; calls == 1 {
+			return 429, `{"error":{"message":"Rate limit reached","type":"rate_limit_exceeded"}}`
+		}
+		return 0, ""
+	}
+	state := t.TempDir() + "/state/cooldowns.json"
+	c := catalogWith(t, `{}`, envMap("OPENAI_API_KEY", "sk-test"))
+	r, err := c.Resolve("openai/gpt-4o-mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slept []time.Duration
+	b, err := c.Build(r.Model, BuildOptions{BaseURL: srv.URL + "/v1", HTTPClient: srv.Client(), DefaultStatePath: state,
+		Failover: failover.Options{Sleep: func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Failover {
+		t.Error("one key without fallbacks reported as rotating or falling back")
+	}
+	m, err := ask(t, b)
+	if err != nil || m.StopReason != llm.StopEnd || len(srv.Seen()) != 2 {
+		t.Fatalf("after a 429: %v %v, %d requests", m.StopReason, err, len(srv.Seen()))
+	}
+	if len(slept) != 1 {
+		t.Errorf("slept %v, want one backoff", slept)
+	}
+	// A rejected key goes into a cooldown kept in the default state file.
+	srv.fail = func(seen) (int, string) {
+		return 401, `{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","code":"invalid_api_key"}}`
+	}
+	if m, _ := ask(t, b); m.StopReason != llm.StopError || m.ErrorCode != llm.CodeAuth {
+		t.Fatalf("after a 401: %v %v", m.StopReason, m.ErrorCode)
+	}
+	if data, err := os.ReadFile(state); err != nil || !strings.Contains(string(data), "openai:default") {
+		t.Errorf("default state file: %v\n%s", err, data)
+	}
+}
