@@ -223,8 +223,9 @@ func (e *Emitter) closeOpen() bool {
 
 // Finish closes any open block and emits the done event with the given
 // stop reason. When the usage reports more prompt tokens than the model's
-// context window, the reply is a silent context overflow and Finish fails
-// the stream with a context_overflow error instead.
+// context window (a known one: not Model.Assumed), the reply is a silent
+// context overflow and Finish fails the stream with a context_overflow
+// error instead.
 func (e *Emitter) Finish(stop StopReason) {
 	if e.ended || e.stopped {
 		return
@@ -235,7 +236,7 @@ func (e *Emitter) Finish(stop StopReason) {
 	if !e.closeOpen() {
 		return
 	}
-	if w := e.req.Model.ContextWindow; w > 0 && e.usage.PromptTokens() > w {
+	if w := e.req.Model.ContextWindow; w > 0 && !e.req.Model.Assumed && e.usage.PromptTokens() > w {
 		e.Fail(&Error{Code: CodeContextOverflow, Provider: e.req.Model.Provider,
 			Message: fmt.Sprintf("the reply reports %d prompt tokens, more than the model's context window of %d", e.usage.PromptTokens(), w)})
 		return

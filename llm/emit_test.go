@@ -135,6 +135,13 @@ func TestSilentOverflow(t *testing.T) {
 	if !errors.Is(err, ErrContextOverflow) {
 		t.Fatalf("err = %v, want context overflow", err)
 	}
+	// An assumed window is only a guess: the same reply is accepted.
+	assumed := testModel
+	assumed.Assumed = true
+	m, err := Collect(context.Background(), p, &Request{Model: assumed})
+	if err != nil || m.StopReason != StopEnd {
+		t.Fatalf("with an assumed window: %v %v", m.StopReason, err)
+	}
 }
 
 func TestConsumerBreakStopsEmitter(t *testing.T) {

@@ -44,6 +44,11 @@ type Model struct {
 	Input         []InputKind `json:"input,omitempty"`
 	// Headers are sent with every request to this model.
 	Headers map[string]string `json:"headers,omitempty"`
+	// Assumed reports that ContextWindow and MaxOutput are defaults for a
+	// model its catalog does not know, not the model's real limits. A
+	// reply reporting more prompt tokens than such a window is then
+	// accepted rather than taken for a silent context overflow.
+	Assumed bool `json:"assumed,omitempty"`
 }
 
 // AcceptsImages reports whether the model takes image input.

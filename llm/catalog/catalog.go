@@ -230,7 +230,7 @@ func (c *Catalog) unknown(provider, id string) Resolution {
 		api = llm.APIOpenAIChat
 	}
 	m := llm.Model{ID: id, Provider: provider, API: api, ContextWindow: DefaultContextWindow,
-		MaxOutput: DefaultMaxOutput, Input: []llm.InputKind{llm.InputText}}
+		MaxOutput: DefaultMaxOutput, Input: []llm.InputKind{llm.InputText}, Assumed: true}
 	note := fmt.Sprintf("model %s/%s is not in the catalog; assuming a %d-token context window, %d output tokens, "+
 		"text input and no price. To declare it, add to the config file: "+
 		`{"models": [{"provider": %q, "id": %q, "context_window": <tokens>, "max_output": <tokens>}]}`,

@@ -130,8 +130,8 @@ func TestResolve(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := r.Model
-			got := []any{m.Provider, m.ID, r.Known, m.API, m.ContextWindow, m.MaxOutput}
-			want := []any{tt.provider, tt.id, tt.known, tt.api, tt.window, tt.maxOut}
+			got := []any{m.Provider, m.ID, r.Known, m.API, m.ContextWindow, m.MaxOutput, m.Assumed}
+			want := []any{tt.provider, tt.id, tt.known, tt.api, tt.window, tt.maxOut, !tt.known}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("resolution (-want +got):\n%s", diff)
 			}
