@@ -29,7 +29,8 @@ type BuildOptions struct {
 	BaseURL string
 	// HTTPClient sends every request; nil means http.DefaultClient.
 	HTTPClient *http.Client
-	// IdleTimeout is passed to the wire clients; zero means their default.
+	// IdleTimeout is passed to the wire clients; zero means the
+	// provider's idle_timeout from the config, then the clients' default.
 	IdleTimeout time.Duration
 	// Fallbacks replaces the config's fallback chain when non-nil; an
 	// empty non-nil slice disables fallback.
@@ -219,16 +220,20 @@ func (b *builder) target(m llm.Model, overridden bool) (failover.Target, error) 
 // client constructs the wire client of one protocol.
 func (b *builder) client(api llm.API, base string, key KeyFunc, spec ProviderSpec, pc ProviderConfig) (llm.Provider, error) {
 	apiKey := (func(context.Context) (string, error))(key)
+	idle := b.opts.IdleTimeout
+	if idle == 0 {
+		idle = time.Duration(pc.IdleTimeout)
+	}
 	switch api {
 	case llm.APIAnthropicMessages:
 		return anthropic.New(anthropic.Options{BaseURL: base, HTTPClient: b.opts.HTTPClient, APIKey: apiKey,
-			Headers: spec.Headers, IdleTimeout: b.opts.IdleTimeout}), nil
+			Headers: spec.Headers, IdleTimeout: idle}), nil
 	case llm.APIGemini:
 		return gemini.New(gemini.Options{BaseURL: base, HTTPClient: b.opts.HTTPClient, APIKey: apiKey,
-			Headers: spec.Headers, IdleTimeout: b.opts.IdleTimeout}), nil
+			Headers: spec.Headers, IdleTimeout: idle}), nil
 	case llm.APIOpenAIChat, llm.APIOpenAIResponses:
 		o := openai.Options{BaseURL: base, HTTPClient: b.opts.HTTPClient, APIKey: apiKey,
-			Headers: spec.Headers, IdleTimeout: b.opts.IdleTimeout}
+			Headers: spec.Headers, IdleTimeout: idle}
 		if pc.Compat != nil {
 			o.Compat = pc.Compat.openai()
 		}

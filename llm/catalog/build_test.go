@@ -488,3 +488,26 @@ func TestBuildSingleKeyRetries(t *testing.T) {
 		t.Errorf("default state file: %v\n%s", err, data)
 	}
 }
+
+// A provider's idle_timeout bounds the wait for a silent server.
+func TestBuildIdleTimeoutFromConfig(t *testing.T) {
+	srv := newServer(t)
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv.fail = func(seen) (int, string) {
+		<-release
+		return 0, ""
+	}
+	c := catalogWith(t, `{"providers": {"slow": {"api": "openai-chat", "base_url": "`+srv.URL+`/v1", "no_key": true, "idle_timeout": "50ms"}},
+		"failover": {"max_attempts": 1}}`, envMap())
+	r, _ := c.Resolve("slow/m")
+	b, err := c.Build(r.Model, BuildOptions{HTTPClient: srv.Client()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	m, _ := ask(t, b)
+	if m.StopReason != llm.StopError || m.ErrorCode != llm.CodeTimeout || time.Since(start) > 5*time.Second {
+		t.Fatalf("stop %v code %v after %v", m.StopReason, m.ErrorCode, time.Since(start))
+	}
+}

@@ -90,6 +90,11 @@ type ProviderConfig struct {
 	Profiles []ProfileConfig `json:"profiles,omitempty"`
 	// DefaultModel is the model used when only the provider is named.
 	DefaultModel string `json:"default_model,omitempty"`
+	// IdleTimeout is how long a stream may send nothing (the wait for the
+	// reply's first bytes included) before it fails with a timeout, which
+	// is retried; zero means the wire clients' default (90s). Raise it for
+	// slow local servers that read a long prompt before answering.
+	IdleTimeout Duration `json:"idle_timeout,omitempty"`
 }
 
 // String describes the provider; a literal key is never shown.
@@ -262,6 +267,9 @@ func mergeProvider(a, b ProviderConfig) ProviderConfig {
 	}
 	if b.DefaultModel != "" {
 		a.DefaultModel = b.DefaultModel
+	}
+	if b.IdleTimeout != 0 {
+		a.IdleTimeout = b.IdleTimeout
 	}
 	return a
 }
