@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/reinhq/rein/llm"
@@ -40,6 +42,13 @@ then assumes conservative limits and says how to declare the model.`,
 					}
 				}
 				models = keep
+				if len(models) == 0 {
+					if slices.ContainsFunc(cat.Providers(), func(p string) bool { return strings.EqualFold(p, args[0]) }) {
+						fmt.Fprintf(e.stdout, "The catalog lists no model of %s; use any of its models as --model %s/<id>.\n", args[0], args[0])
+						return nil
+					}
+					return &exitError{code: 2, err: fmt.Errorf("unknown provider %q; the providers are %s", args[0], strings.Join(cat.Providers(), ", "))}
+				}
 			}
 			return catalog.WriteTable(e.stdout, models)
 		},

@@ -135,3 +135,19 @@ func TestRunReportsProviderErrors(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+func TestModelsCommand(t *testing.T) {
+	ws := t.TempDir()
+	code, out, _ := runCLI(t, "", "models", "-C", ws, "anthropic")
+	if code != 0 || !strings.Contains(out, "anthropic/claude-sonnet-5-5") || strings.Contains(out, "openai/") {
+		t.Fatalf("models anthropic: %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, "", "models", "-C", ws, "ollama")
+	if code != 0 || !strings.Contains(out, "--model ollama/<id>") {
+		t.Fatalf("models ollama: %d %q", code, out)
+	}
+	code, _, errOut := runCLI(t, "", "models", "-C", ws, "nosuch")
+	if code != 2 || !strings.Contains(errOut, `unknown provider "nosuch"`) || !strings.Contains(errOut, "anthropic") {
+		t.Fatalf("models nosuch: %d %q", code, errOut)
+	}
+}

@@ -223,10 +223,10 @@ func TestModelsListsBuiltinAndDeclared(t *testing.T) {
 	want := map[string][]string{
 		"anthropic/claude-opus-5-5": {"anthropic/claude-opus-5-5", "1M", "128K", "4", "20", "0.2", "5", "yes", "yes"},
 		"openai/gpt-6.2-sol":        {"openai/gpt-6.2-sol", "1.05M", "128K", "2", "10", "0.1", "2.5", "yes", "yes"},
-		"openai/gpt-4o":             {"openai/gpt-4o", "128K", "16384", "2.5", "10", "1.25", "-", "-", "yes"},
+		"openai/gpt-4o":             {"openai/gpt-4o", "128K", "16.4K", "2.5", "10", "1.25", "-", "-", "yes"},
 		"openai/o3-mini":            {"openai/o3-mini", "200K", "100K", "1.1", "4.4", "0.55", "-", "yes", "-"},
-		"gemini/gemini-2.5-flash":   {"gemini/gemini-2.5-flash", "1048576", "65536", "0.3", "2.5", "0.03", "-", "yes", "yes"},
-		"local/tiny":                {"local/tiny", "4096", "1024", "-", "-", "-", "-", "-", "-"},
+		"gemini/gemini-2.5-flash":   {"gemini/gemini-2.5-flash", "1.05M", "65.5K", "0.3", "2.5", "0.03", "-", "yes", "yes"},
+		"local/tiny":                {"local/tiny", "4.1K", "1.02K", "-", "-", "-", "-", "-", "-"},
 	}
 	found := 0
 	for _, l := range lines[1:] {

@@ -47,7 +47,11 @@ func (e *MissingKeyError) Error() string {
 		for i, v := range e.Env {
 			vars[i] = "$" + v
 		}
-		fmt.Fprintf(&b, ": %s is empty or unset; set %s", strings.Join(vars, " and "), e.Env[0])
+		verb := "is"
+		if len(vars) > 1 {
+			verb = "are"
+		}
+		fmt.Fprintf(&b, ": %s %s empty or unset; set %s", strings.Join(vars, " and "), verb, e.Env[0])
 		if e.Field != "" {
 			b.WriteString(", or fill " + e.Field)
 		}

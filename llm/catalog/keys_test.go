@@ -89,7 +89,7 @@ func TestMissingKeyErrors(t *testing.T) {
 		{"usual variable", nil, "", KeyConfig{}, []string{"ANTHROPIC_API_KEY"}, "providers.anthropic.api_key_env",
 			"no API key for provider anthropic: $ANTHROPIC_API_KEY is empty or unset; set ANTHROPIC_API_KEY, or fill providers.anthropic.api_key_env (or api_key / api_key_command) in " + filepath.Join(home, ".config/rein/config.json")},
 		{"two variables", cfg, "", KeyConfig{}, []string{"GEMINI_API_KEY", "GOOGLE_API_KEY"}, "providers.anthropic.api_key_env",
-			"no API key for provider anthropic: $GEMINI_API_KEY and $GOOGLE_API_KEY is empty or unset; set GEMINI_API_KEY, or fill providers.anthropic.api_key_env (or api_key / api_key_command) in /ws/.rein/config.json"},
+			"no API key for provider anthropic: $GEMINI_API_KEY and $GOOGLE_API_KEY are empty or unset; set GEMINI_API_KEY, or fill providers.anthropic.api_key_env (or api_key / api_key_command) in /ws/.rein/config.json"},
 		{"configured variable", cfg, "work", KeyConfig{APIKeyEnv: "WORK_KEY"}, nil, "providers.anthropic.profiles[0]",
 			"no API key for profile work of provider anthropic: $WORK_KEY is empty or unset; set WORK_KEY, or fill providers.anthropic.profiles[0] (or api_key / api_key_command) in /ws/.rein/config.json"},
 	}

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -26,17 +27,29 @@ func WriteTable(w io.Writer, models []llm.Model) error {
 	return tw.Flush()
 }
 
-// tokens renders a token count compactly: 1M, 1.05M, 200K, 16384.
+// tokens renders a token count with three significant digits at most:
+// 1M, 1.05M, 200K, 16.4K, 512.
 func tokens(n int) string {
 	switch {
 	case n <= 0:
 		return "-"
-	case n >= 1_000_000 && n%10_000 == 0:
-		return trimFloat(float64(n)/1e6) + "M"
-	case n >= 1000 && n%1000 == 0:
-		return strconv.Itoa(n/1000) + "K"
+	case n >= 1_000_000:
+		return significant(float64(n)/1e6) + "M"
+	case n >= 1000:
+		return significant(float64(n)/1e3) + "K"
 	}
 	return strconv.Itoa(n)
+}
+
+// significant rounds f (1 <= f < 1000) to three significant digits.
+func significant(f float64) string {
+	switch {
+	case f >= 100:
+		return strconv.FormatFloat(f, 'f', 0, 64)
+	case f >= 10:
+		return trimFloat(math.Round(f*10) / 10)
+	}
+	return trimFloat(math.Round(f*100) / 100)
 }
 
 func price(p float64) string {
