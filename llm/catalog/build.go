@@ -61,8 +61,9 @@ type Built struct {
 	Failover bool
 	// Chain lists the targets as "provider/model", primary first.
 	Chain []string
-	// Notes hold the Resolution notes of fallback models missing from the
-	// catalog.
+	// Notes hold what the caller should tell the user: that the base URL
+	// override moved an OpenAI model to Chat Completions, and the
+	// Resolution notes of fallback models missing from the catalog.
 	Notes []string
 }
 
@@ -75,6 +76,7 @@ func (c *Catalog) Build(m llm.Model, opts BuildOptions) (*Built, error) {
 	if _, ok := c.providers[m.Provider]; !ok {
 		return nil, fmt.Errorf("%w %q: known providers are %s", ErrUnknownProvider, m.Provider, strings.Join(c.Providers(), ", "))
 	}
+	switched := ""
 	if opts.BaseURL != "" {
 		u, err := url.Parse(opts.BaseURL)
 		if err != nil || u.Scheme == "" || u.Host == "" {
@@ -83,6 +85,9 @@ func (c *Catalog) Build(m llm.Model, opts BuildOptions) (*Built, error) {
 		m.BaseURL = opts.BaseURL
 		if m.API == llm.APIOpenAIResponses && !strings.EqualFold(u.Hostname(), "api.openai.com") {
 			m.API = llm.APIOpenAIChat
+			switched = fmt.Sprintf("%s is reached over Chat Completions at %s, since OpenAI-compatible servers rarely speak the Responses API; "+
+				`to keep the Responses API, declare a provider in the config file: {"providers": {"myproxy": {"api": "openai-responses", "base_url": %q}}}`,
+				modelRef(m), u.Host, opts.BaseURL)
 		}
 	}
 	b := &builder{c: c, opts: opts, clients: map[string]llm.Provider{}}
@@ -91,6 +96,9 @@ func (c *Catalog) Build(m llm.Model, opts BuildOptions) (*Built, error) {
 		return nil, err
 	}
 	out := &Built{Model: m, Chain: []string{modelRef(m)}}
+	if switched != "" {
+		out.Notes = append(out.Notes, switched)
+	}
 	targets := []failover.Target{primary}
 	fallbacks := c.cfg.Fallbacks
 	if opts.Fallbacks != nil {

@@ -186,6 +186,9 @@ func TestBuildWithBaseURLOverride(t *testing.T) {
 	if err != nil || b.Model.API != llm.APIOpenAIChat {
 		t.Fatalf("gpt through base URL: %+v %v", b, err)
 	}
+	if len(b.Notes) != 1 || !strings.Contains(b.Notes[0], "Chat Completions") || !strings.Contains(b.Notes[0], `"openai-responses"`) {
+		t.Errorf("the switch to Chat Completions is not explained: %q", b.Notes)
+	}
 
 	// An Anthropic-compatible server, with the usual key if set.
 	c = New(Options{Getenv: envMap("ANTHROPIC_API_KEY", "ant-key")})
