@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -120,16 +122,48 @@ func demoScript() []faux.Reply {
 			}}, nil
 		}},
 		{Func: func(ctx context.Context, req *llm.Request) (llm.Message, error) {
-			path := savedOutput(req)
-			text := "Fixed the typo in greet.sh (\"Helo\" → \"Hello\"). `sh test.sh` passes, and the verbose suite reports 1503 checks with none failed"
-			if path != "" {
-				text += "; its full log is in " + path + " and has no FAIL lines."
-			} else {
-				text += "."
-			}
-			return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(text)}}, nil
+			return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text(demoConclusion(req))}}, nil
 		}},
 	}
+}
+
+var checksRE = regexp.MustCompile(`(\d+) checks, (\d+) failed`)
+
+// demoConclusion sums up what the tools really reported: the counts of
+// the last test run and what the search of its saved log found.
+func demoConclusion(req *llm.Request) string {
+	var b strings.Builder
+	b.WriteString("Fixed the typo in greet.sh (\"Helo\" → \"Hello\").")
+	var checks []string
+	searched, matched := false, false
+	for _, m := range req.Messages {
+		if m.Role != llm.RoleToolResult {
+			continue
+		}
+		text := m.Text()
+		if all := checksRE.FindAllStringSubmatch(text, -1); len(all) > 0 && m.ToolName == "bash" {
+			checks = all[len(all)-1]
+		}
+		if m.ToolName == "grep" {
+			searched, matched = true, !strings.HasPrefix(text, "No matches")
+		}
+	}
+	switch {
+	case checks == nil:
+		b.WriteString(" The tests printed no summary, so I cannot say they pass.")
+	case checks[2] == "0":
+		fmt.Fprintf(&b, " The verbose suite ran %s checks and none failed.", checks[1])
+	default:
+		fmt.Fprintf(&b, " The verbose suite ran %s checks and %s failed.", checks[1], checks[2])
+	}
+	if path := savedOutput(req); path != "" && searched {
+		if matched {
+			fmt.Fprintf(&b, " Its full log, %s, has FAIL lines to look at.", path)
+		} else {
+			fmt.Fprintf(&b, " Its full log, %s, has no FAIL lines.", path)
+		}
+	}
+	return b.String()
 }
 
 var savedOutputRE = regexp.MustCompile(`\.rein/output/[A-Za-z0-9_.-]+\.(txt|log)`)
@@ -158,8 +192,8 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 			return err
 		}
 		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	} else if err := demoDir(dir); err != nil {
+		return &exitError{code: 2, err: err}
 	}
 	names := make([]string, 0, len(demoFiles))
 	for name := range demoFiles {
@@ -228,6 +262,21 @@ func printDemoSummary(e *env, p *printer, root string, end agent.Event) {
 		}
 	}
 	fmt.Fprintf(e.stdout, "  workspace:  %s (kept, so you can look at the files)\n", root)
+}
+
+// demoDir makes dir, or accepts it when it exists and is empty: the demo
+// never overwrites a user's files.
+func demoDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return os.MkdirAll(dir, 0o755)
+	case err != nil:
+		return fmt.Errorf("cannot use %s for the demo: %w", dir, err)
+	case len(entries) > 0:
+		return fmt.Errorf("%s is not empty; the demo writes its own README.md, greet.sh and test.sh, so give a new or empty directory (or no --dir for a temporary one)", dir)
+	}
+	return nil
 }
 
 // demoStop maps how the demo's run ended to an exit status.

@@ -25,12 +25,31 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(string(log), "ok 1503") || !strings.Contains(string(log), "1503 checks, 0 failed") {
 		t.Fatalf("saved output is not the full log (%d bytes)", len(log))
 	}
-	for _, want := range []string{"→ ls", "→ read greet.sh", "→ edit greet.sh", "→ bash sh test.sh -v", "3 checks, 0 failed", "→ grep", "No matches", "stop:       completed", "tool calls: 9", "[guard mismatch]", "→ read README.md"} {
+	for _, want := range []string{"→ ls", "→ read greet.sh", "→ edit greet.sh", "→ bash sh test.sh -v", "3 checks, 0 failed", "→ grep", "No matches", "stop:       completed", "tool calls: 9", "[guard mismatch]", "→ read README.md",
+		"ran 1503 checks and none failed", "has no FAIL lines"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("transcript lacks %q", want)
 		}
 	}
 	if t.Failed() {
 		t.Log(out)
+	}
+}
+
+// The demo never writes into a directory that holds files.
+func TestDemoRefusesNonEmptyDir(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "README.md")
+	os.WriteFile(mine, []byte("my project"), 0o644)
+	code, _, errOut := runCLI(t, "", "demo", "--dir", dir)
+	if code != 2 || !strings.Contains(errOut, "is not empty") {
+		t.Fatalf("demo in a non-empty dir: %d %q", code, errOut)
+	}
+	if data, _ := os.ReadFile(mine); string(data) != "my project" {
+		t.Fatalf("the user's file was overwritten: %q", data)
+	}
+	// A directory that does not exist yet is created.
+	if code, out, errOut := runCLI(t, "", "demo", "--dir", filepath.Join(dir, "new", "demo")); code != 0 {
+		t.Fatalf("demo in a new dir: %d\n%s\n%s", code, out, errOut)
 	}
 }
