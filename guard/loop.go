@@ -155,8 +155,11 @@ func (g *Guard) detectLoops(c *Call, key uint64, poll bool) Decision {
 			if g.listed != "" {
 				list = g.listed
 			}
-			return "[guard loop.unknown_tool] There is no tool named \"" + shorten(c.Tool, 60) + "\" (called " + strconv.Itoa(unknown+1) +
-				" times). Available tools: " + list + ". Use one of these instead."
+			msg := "[guard loop.unknown_tool] There is no tool named \"" + shorten(c.Tool, 60) + "\" (called " + strconv.Itoa(unknown+1) + " times). "
+			if list == "" {
+				return msg + "No tools are available here: answer in text."
+			}
+			return msg + "Available tools: " + list + ". Use one of these instead."
 		})
 	}
 	if poll && trailing > 0 {

@@ -152,6 +152,9 @@ func (r *Registry) Execute(ctx context.Context, call *Call) (res Result) {
 		t = r.Get(call.Name)
 	}
 	if t == nil {
+		if len(r.Names()) == 0 {
+			return Errorf("Unknown tool %q. No tools are available here: answer in text.", call.Name)
+		}
 		return Errorf("Unknown tool %q. Available tools: %s.", call.Name, strings.Join(r.Names(), ", "))
 	}
 	if err := t.Validate(call.Args); err != nil {

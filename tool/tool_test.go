@@ -63,6 +63,17 @@ func TestExecuteValidatesAndRuns(t *testing.T) {
 	}
 }
 
+func TestUnknownToolWithNoTools(t *testing.T) {
+	reg, err := NewRegistry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := reg.Execute(context.Background(), &Call{ID: "1", Name: "bash", Args: json.RawMessage(`{}`)})
+	if !res.IsError || res.Text() != `Unknown tool "bash". No tools are available here: answer in text.` {
+		t.Fatalf("result = %v %q", res.IsError, res.Text())
+	}
+}
+
 func TestRegistrySelect(t *testing.T) {
 	mk := func(name string) *Tool {
 		return &Tool{Name: name, Run: func(context.Context, *Call) Result { return Text(name) }}
