@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"syscall"
 
@@ -18,6 +19,36 @@ import (
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
+
+// versionString is the version, completed from the build information:
+// the module version when installed with go install, the commit (and
+// whether the tree was modified) when built from a checkout, and the Go
+// release.
+func versionString() string {
+	v := version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (" + rev[:min(12, len(rev))] + modified + ")"
+	}
+	return v + " " + bi.GoVersion
+}
 
 // env is everything a command touches outside itself, so that tests can
 // run commands with their own streams and environment.
@@ -135,7 +166,7 @@ func newVersionCmd(e *env) *cobra.Command {
 		Short: "Print rein's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(e.stdout, "rein %s\n", version)
+			fmt.Fprintf(e.stdout, "rein %s\n", versionString())
 			return nil
 		},
 	}

@@ -23,6 +23,8 @@ type printer struct {
 
 	inText     bool
 	inThinking bool
+	// shownError is the error message of the last failed reply printed.
+	shownError string
 	calls      int
 	byTool     map[string]int
 	// lastLine is the id of the call whose line was printed last, so a
@@ -83,6 +85,7 @@ func (p *printer) event(ev agent.Event) {
 		m := ev.Message
 		if m.Role == llm.RoleAssistant && m.Failed() {
 			fmt.Fprintln(p.info, p.style(ansiRed, "  ✗ "+m.ErrorMessage))
+			p.shownError = m.ErrorMessage
 		}
 		if m.Role == llm.RoleUser && ev.Turn > 0 {
 			fmt.Fprintln(p.out, p.style(ansiCyan, "▸ "+m.Text()))

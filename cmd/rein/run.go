@@ -138,6 +138,10 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, promp
 	} else if a.session != nil && (o.output == "" || o.output == "text") {
 		fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.ws.Root, a.session.Path())))
 	}
+	if err != nil && p.shownError != "" && strings.Contains(err.Error(), p.shownError) {
+		// The failed reply was printed with its message; say no more.
+		return &exitError{code: 1}
+	}
 	return stopError(res, err)
 }
 

@@ -107,7 +107,7 @@ func TestRunErrors(t *testing.T) {
 		{"bad script", []string{"run", "-m", "faux", "--script", bad, "-C", dir, "hi"}, 2, `script.jsonl:1: json: unknown field "txt"`},
 		{"bad output", []string{"run", "-m", "faux", "--script", short, "-o", "xml", "-C", dir, "hi"}, 2, "unknown output format"},
 		{"bad tools", []string{"run", "-m", "faux", "--script", short, "--tools", "nope", "-C", dir, "hi"}, 2, `unknown tool or toolset "nope"`},
-		{"bad workdir", []string{"run", "-m", "faux", "--script", short, "-C", filepath.Join(dir, "missing"), "hi"}, 2, "not a directory"},
+		{"bad workdir", []string{"run", "-m", "faux", "--script", short, "-C", filepath.Join(dir, "missing"), "hi"}, 2, "does not exist"},
 		{"script runs out", []string{"run", "-m", "faux", "--script", short, "-C", dir, "hi"}, 1, "no reply left"},
 		{"no prompt", []string{"run", "-m", "faux", "--script", short, "-C", dir, "-"}, 2, "no prompt"},
 	}
@@ -116,6 +116,9 @@ func TestRunErrors(t *testing.T) {
 			code, _, errOut := runCLI(t, "", tt.args...)
 			if code != tt.code || !strings.Contains(errOut, tt.want) {
 				t.Fatalf("exit %d (want %d), stderr %q, want %q", code, tt.code, errOut, tt.want)
+			}
+			if n := strings.Count(errOut, tt.want); n != 1 {
+				t.Fatalf("the error is printed %d times:\n%s", n, errOut)
 			}
 		})
 	}

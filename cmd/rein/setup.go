@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -45,8 +47,13 @@ func (o *runOptions) workspace() (builtin.Workspace, error) {
 	if err != nil {
 		return builtin.Workspace{}, err
 	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return builtin.Workspace{}, fmt.Errorf("the workspace %s is not a directory", abs)
+	switch fi, err := os.Stat(abs); {
+	case errors.Is(err, fs.ErrNotExist):
+		return builtin.Workspace{}, fmt.Errorf("the workspace %s does not exist", abs)
+	case err != nil:
+		return builtin.Workspace{}, fmt.Errorf("cannot use the workspace %s: %w", abs, err)
+	case !fi.IsDir():
+		return builtin.Workspace{}, fmt.Errorf("the workspace %s is a file, not a directory", abs)
 	}
 	return builtin.NewWorkspace(abs)
 }
