@@ -8,6 +8,10 @@ import (
 // tool call that never got one.
 const InterruptedText = "interrupted: the process ended before this tool call finished; its effects, if any, are unknown"
 
+// ForkedText is the text of the synthetic error result a fork gives a
+// tool call whose result is not on the forked path.
+const ForkedText = "not run here: this session was forked at the call, before its result; run it again if it is still needed"
+
 // Repair is one synthetic tool result appended when a session was opened.
 type Repair struct {
 	// Entry is the new tool_result entry.
@@ -19,15 +23,19 @@ type Repair struct {
 	ToolName string
 }
 
-// repair answers the tool calls the process died in. It looks at the
+// repair answers the tool calls the process died in with
+// InterruptedText.
+func (s *Session) repair() error { return s.answerOpenCalls(InterruptedText) }
+
+// answerOpenCalls answers the tool calls left open at the leaf. It looks at the
 // tail of the active branch: the last assistant message, if only tool
 // results (and non-message entries) follow it. Each of its calls without
-// a result among them gets an error result with InterruptedText, in the
+// a result among them gets an error result with text, in the
 // order the model made the calls, appended durably under the leaf, so the
 // next request is well-formed. Calls left unanswered deeper in the
 // branch (followed by a user message) cannot be answered in place in an
 // append-only log; llm.Sendable answers them in the request.
-func (s *Session) repair() error {
+func (s *Session) answerOpenCalls(text string) error {
 	l := s.log
 	answered := map[string]bool{}
 	var asst *Entry
@@ -62,7 +70,7 @@ func (s *Session) repair() error {
 		}
 	}
 	for _, c := range todo {
-		m := llm.ToolResult(c.ID, c.Name, true, llm.Text(InterruptedText))
+		m := llm.ToolResult(c.ID, c.Name, true, llm.Text(text))
 		m.Timestamp = s.opts.now().UTC()
 		e := Entry{Type: TypeMessage, Message: &m}
 		if err := s.fill(&e); err != nil {

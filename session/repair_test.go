@@ -2,6 +2,8 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
+	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -148,5 +150,39 @@ func TestRepairOnFork(t *testing.T) {
 	checkWellFormed(t, f.Context().Messages)
 	if len(s.Repairs()) != 0 {
 		t.Fatal("the source was repaired")
+	}
+	// The fork's synthetic result says why the call has no result there.
+	msgs := f.Context().Messages
+	if last := msgs[len(msgs)-1]; last.Text() != ForkedText || !last.IsError {
+		t.Fatalf("fork result %q", last.Text())
+	}
+}
+
+// ForkFile reads a session another holder has open and locked, writes
+// nothing to it (not even a repair of its dangling call), and forks it.
+func TestForkFileOfSessionInUse(t *testing.T) {
+	dir := t.TempDir()
+	s := mustCreate(t, testOpts(t, dir))
+	defer s.Close()
+	s.AppendMessage(llm.UserText("go"))
+	a, _ := s.AppendMessage(calls("c1")) // left without a result
+	if err := s.Label(a.ID, "here"); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(s.Path())
+	f, err := ForkFile(s.Path(), "", Options{Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if after, _ := os.ReadFile(s.Path()); string(after) != string(before) {
+		t.Fatal("ForkFile wrote to the source")
+	}
+	if f.Header().Parent != s.ID() || len(f.Repairs()) != 1 || f.Labels()[a.ID] != "here" {
+		t.Fatalf("fork: parent %q, repairs %+v, labels %v", f.Header().Parent, f.Repairs(), f.Labels())
+	}
+	checkWellFormed(t, f.Context().Messages)
+	if _, err := ForkFile(s.Path(), "nosuch", Options{}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("fork at a missing entry: %v", err)
 	}
 }

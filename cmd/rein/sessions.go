@@ -84,6 +84,30 @@ func shortID(id string) string {
 }
 
 // findSession resolves a SESSION argument to a file path.
+// findEntry resolves an entry id, or a unique prefix of one, among the
+// tree entries.
+func findEntry(entries []session.Entry, ref string) (string, error) {
+	var matches []string
+	for _, e := range entries {
+		if !e.IsTree() {
+			continue
+		}
+		if e.ID == ref {
+			return ref, nil
+		}
+		if strings.HasPrefix(e.ID, ref) {
+			matches = append(matches, e.ID)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return "", fmt.Errorf("no entry %q", ref)
+	case 1:
+		return matches[0], nil
+	}
+	return "", fmt.Errorf("%q matches %d entries (%s); give more of the id", ref, len(matches), strings.Join(matches[:min(len(matches), 5)], ", "))
+}
+
 func findSession(workdir, ref string) (string, error) {
 	if ref == "" {
 		return "", errors.New("name a session: a path, an id (or a unique prefix), or last")
@@ -154,11 +178,11 @@ func newSessionsShowCmd(e *env) *cobra.Command {
 			fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, "session "+h.ID))
 			fmt.Fprintf(e.stdout, "%s\n", p.style(ansiDim, fmt.Sprintf("file %s · created %s · workspace %s", path, h.Created.Local().Format("2006-01-02 15:04"), h.Cwd)))
 			for _, is := range issues {
-				fmt.Fprintf(e.stdout, "%s\n", p.style(ansiRed, fmt.Sprintf("line %d: %s", is.Line, is.Kind)))
+				fmt.Fprintf(e.stdout, "%s\n", p.style(ansiRed, fmt.Sprintf("line %d: %s: %s", is.Line, is.Kind, is.Detail)))
 			}
 			c := session.BuildContext(entries, session.LastLeaf(entries))
 			for i := range c.Messages {
-				showMessage(e, p, &c.Messages[i])
+				showMessage(e, p, &c.Messages[i], c.EntryIDs[i])
 			}
 			return nil
 		},
@@ -168,12 +192,18 @@ func newSessionsShowCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-// showMessage prints one message of a transcript.
-func showMessage(e *env, p *printer, m *llm.Message) {
+// showMessage prints one message of a transcript, its entry id (for
+// rein sessions fork --at) dimmed at the end of its first line.
+func showMessage(e *env, p *printer, m *llm.Message, id string) {
+	tag := p.style(ansiDim, "  ["+shortID(id)+"]")
 	switch m.Role {
 	case llm.RoleUser:
-		fmt.Fprintf(e.stdout, "%s\n", p.style(ansiCyan, "▸ "+m.Text()))
+		fmt.Fprintf(e.stdout, "%s%s\n", p.style(ansiCyan, "▸ "+m.Text()), tag)
 	case llm.RoleAssistant:
+		if len(m.Content) == 0 || m.Content[0].Type != llm.ContentText {
+			fmt.Fprintf(e.stdout, "%s%s\n", p.style(ansiBold, "●"), tag)
+			tag = ""
+		}
 		for _, c := range m.Content {
 			switch c.Type {
 			case llm.ContentThinking:
@@ -181,7 +211,12 @@ func showMessage(e *env, p *printer, m *llm.Message) {
 					fmt.Fprintf(e.stdout, "%s\n", p.style(ansiDim, "  thinking: "+truncateLine(c.Text, 200)))
 				}
 			case llm.ContentText:
-				fmt.Fprintf(e.stdout, "%s%s\n", p.style(ansiBold, "● "), c.Text)
+				first, rest, more := strings.Cut(c.Text, "\n")
+				fmt.Fprintf(e.stdout, "%s%s%s\n", p.style(ansiBold, "● "), first, tag)
+				if more {
+					fmt.Fprintf(e.stdout, "%s\n", rest)
+				}
+				tag = ""
 			case llm.ContentToolCall:
 				c := c
 				fmt.Fprintf(e.stdout, "  %s %s\n", p.style(ansiCyan, "→ "+c.Name), summarizeArgs(&c))
@@ -202,7 +237,7 @@ func showMessage(e *env, p *printer, m *llm.Message) {
 		if lines > 1 {
 			extra = fmt.Sprintf(" (%d lines)", lines)
 		}
-		fmt.Fprintf(e.stdout, "    %s %s%s\n", mark, p.style(ansiDim, truncateLine(first, 120)), p.style(ansiDim, extra))
+		fmt.Fprintf(e.stdout, "    %s %s%s%s\n", mark, p.style(ansiDim, truncateLine(first, 120)), p.style(ansiDim, extra), tag)
 	}
 }
 
@@ -227,6 +262,9 @@ tools are used unless --model, --thinking or --tools say otherwise. With a PROMP
 			sess, err := session.Open(path, session.Options{})
 			if err != nil {
 				return &exitError{code: 1, err: err}
+			}
+			for _, is := range sess.Issues() {
+				fmt.Fprintf(e.stderr, "rein: %s line %d: %s: %s\n", filepath.Base(path), is.Line, is.Kind, is.Detail)
 			}
 			for _, r := range sess.Repairs() {
 				fmt.Fprintf(e.stderr, "rein: repaired: the %s call %s was interrupted; recorded it as failed\n", r.ToolName, r.CallID)
@@ -273,28 +311,36 @@ func newSessionsForkCmd(e *env) *cobra.Command {
 		Use:   "fork SESSION",
 		Short: "Copy a session's conversation up to an entry into a new session",
 		Long: `Fork a session: the new session holds the path from the start to the given
-entry (--at; default the current position) and records where it came from.
-Resume the new one to try another direction without touching the original.`,
+entry (--at, an entry id or a unique prefix of one; default the current
+position) and records where it came from. Resume the new one to try another
+direction without touching the original. The original is only read: it may be
+in use by another rein at the same time.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path, err := findSession(dir, args[0])
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			sess, err := session.Open(path, session.Options{})
+			h, entries, _, err := session.ReadFile(path)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			defer sess.Close()
-			if at == "" {
-				at = sess.Leaf()
+			if at != "" {
+				if at, err = findEntry(entries, at); err != nil {
+					return &exitError{code: 2, err: fmt.Errorf("%w in %s; rein sessions show lists the entry ids", err, relPath(filepath.Dir(path), path))}
+				}
+			} else if at = session.LastLeaf(entries); at == "" {
+				return &exitError{code: 2, err: errors.New("the session holds no conversation to fork")}
 			}
-			forked, err := sess.Fork(at, session.Options{})
+			forked, err := session.ForkFile(path, at, session.Options{})
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			defer forked.Close()
-			fmt.Fprintf(e.stdout, "forked %s at %s into %s (id %s)\n", shortID(sess.ID()), at, forked.Path(), shortID(forked.ID()))
+			fmt.Fprintf(e.stdout, "forked %s at %s into %s (id %s)\n", shortID(h.ID), shortID(at), forked.Path(), shortID(forked.ID()))
+			for _, r := range forked.Repairs() {
+				fmt.Fprintf(e.stderr, "rein: the fork ends at the %s call %s, so it was recorded as not run\n", r.ToolName, r.CallID)
+			}
 			return nil
 		},
 	}

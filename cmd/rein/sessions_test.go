@@ -67,7 +67,11 @@ func TestRunWritesSessionAndSessionsCommands(t *testing.T) {
 	}
 
 	// Fork at the first answer: the new session holds the path up to it.
-	code, out, _ = runCLI(t, "", "sessions", "fork", "-C", ws, "--at", c.EntryIDs[3], path)
+	code, out, _ = runCLI(t, "", "sessions", "show", "-C", ws, path)
+	if !strings.Contains(out, "["+c.EntryIDs[3]+"]") {
+		t.Fatalf("show does not give the entry ids:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "", "sessions", "fork", "-C", ws, "--at", c.EntryIDs[3][:5], path)
 	if code != 0 || !strings.Contains(out, "forked") {
 		t.Fatalf("fork: %d %q", code, out)
 	}
