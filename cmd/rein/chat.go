@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
@@ -69,8 +70,12 @@ func chat(ctx context.Context, e *env, a *agentSetup) error {
 	}
 	done := make(chan outcome, 1)
 	busy := false
+	// The first Ctrl-C during a turn aborts it; a second one before the
+	// turn has wound down quits, as Ctrl-C does when idle.
+	var aborting atomic.Bool
 	e.setInterrupt(func() bool {
-		if h.Phase() != harness.PhaseIdle {
+		if h.Phase() != harness.PhaseIdle && !aborting.Swap(true) {
+			fmt.Fprintln(e.stderr, p.style(ansiDim, "stopping the turn… (Ctrl-C again to quit)"))
 			h.Abort()
 			return true
 		}
@@ -98,6 +103,7 @@ func chat(ctx context.Context, e *env, a *agentSetup) error {
 			return nil
 		case out := <-done:
 			busy = false
+			aborting.Store(false)
 			switch {
 			case out.err != nil:
 				fmt.Fprintln(e.stdout, p.style(ansiRed, "error: "+out.err.Error()))

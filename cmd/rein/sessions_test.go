@@ -294,3 +294,37 @@ func TestKillDuringBashThenResume(t *testing.T) {
 		t.Fatalf("repaired conversation is not well-formed: %d of %d messages sendable", len(sent), len(c.Messages))
 	}
 }
+
+// In chat, the first Ctrl-C stops the running turn and the chat goes on;
+// a second one while the turn winds down is not swallowed: it quits.
+func TestChatSecondInterruptQuits(t *testing.T) {
+	ws := t.TempDir()
+	stdinR, stdinW := io.Pipe()
+	defer stdinW.Close()
+	script := writeScript(t, t.TempDir(), `{"text": "Waiting.", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 30"}}]}`)
+	var out syncBuffer
+	e := &env{stdin: stdinR, stdout: &out, stderr: &out, getenv: func(string) string { return "" }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int)
+	go func() {
+		done <- execute(ctx, e, []string{"chat", "-m", "faux", "--script", script, "-C", ws})
+	}()
+	io.WriteString(stdinW, "wait a while\n")
+	waitFor(t, &out, "→ bash")
+	if !e.interrupt() {
+		t.Fatal("the first Ctrl-C during a turn was not taken as stopping the turn")
+	}
+	if e.interrupt() {
+		t.Fatal("a second Ctrl-C was swallowed")
+	}
+	cancel() // what main does when a Ctrl-C is not taken
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("chat did not quit\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "Ctrl-C again to quit") {
+		t.Fatalf("no hint on the first Ctrl-C:\n%s", out.String())
+	}
+}
