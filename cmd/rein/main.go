@@ -59,6 +59,10 @@ type env struct {
 	getenv func(string) string
 	// color enables ANSI styling of terminal output.
 	color bool
+	// piped: standard output is not a terminal. rein run then prints the
+	// progress of a text run to standard error and only the final answer
+	// to standard output, so that it can be piped or captured.
+	piped bool
 
 	mu sync.Mutex
 	// onInterrupt, when set, handles Ctrl-C instead of cancelling the
@@ -99,7 +103,7 @@ func (e *exitError) Error() string {
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == ""}
+	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "", piped: !isTerminal(os.Stdout)}
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 4)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

@@ -104,6 +104,9 @@ func (o *runOptions) check() error {
 // promptOnce runs one prompt on a ready agent and renders it.
 func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, prompt string) error {
 	p := &printer{out: e.stdout, info: e.stderr, color: e.color, preview: 1}
+	if e.piped {
+		p.out = e.stderr
+	}
 	enc := json.NewEncoder(e.stdout)
 	var encErr error
 	unsubscribe := a.harness.Subscribe(func(_ context.Context, ev harness.Event) error {
@@ -135,8 +138,13 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, promp
 		if err := enc.Encode(doc); err != nil {
 			return err
 		}
-	} else if a.session != nil && (o.output == "" || o.output == "text") {
-		fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.ws.Root, a.session.Path())))
+	} else if o.output == "" || o.output == "text" {
+		if a.session != nil {
+			fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.ws.Root, a.session.Path())))
+		}
+		if text := res.Text(); e.piped && text != "" {
+			fmt.Fprintln(e.stdout, text)
+		}
 	}
 	if err != nil && p.shownError != "" && strings.Contains(err.Error(), p.shownError) {
 		// The failed reply was printed with its message; say no more.

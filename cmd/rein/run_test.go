@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -156,5 +158,22 @@ func TestRunStrict(t *testing.T) {
 	code, _, errOut = runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", t.TempDir(), "--strict", "go")
 	if code != 1 || !strings.Contains(errOut, "work_incomplete") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// With stdout piped, the progress goes to stderr and stdout holds only
+// the final answer.
+func TestRunPipedPrintsOnlyTheAnswer(t *testing.T) {
+	ws := t.TempDir()
+	script := writeScript(t, t.TempDir(), `{"text": "Looking first.", "tool_calls": [{"name": "ls", "arguments": {}}]}
+{"text": "The answer."}`)
+	var out, errOut bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }, piped: true}
+	code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", ws, "--no-session", "go"})
+	if code != 0 || out.String() != "The answer.\n" {
+		t.Fatalf("exit %d, stdout %q", code, out.String())
+	}
+	if !strings.Contains(errOut.String(), "Looking first.") || !strings.Contains(errOut.String(), "→ ls") {
+		t.Fatalf("progress missing from stderr: %q", errOut.String())
 	}
 }
