@@ -140,7 +140,7 @@ func (g *Guard) detectLoops(c *Call, key uint64, poll bool) Decision {
 
 	s := &g.s
 	if g.on(RuleCircuitBreaker) && s.breaker > 0 && stuck >= s.breaker {
-		return Decision{Action: Stop, Rule: RuleCircuitBreaker, Message: "guard loop.circuit_breaker: " + strconv.Itoa(stuck) +
+		return Decision{Action: Stop, Rule: RuleCircuitBreaker, Message: "[guard loop.circuit_breaker] " + strconv.Itoa(stuck) +
 			" calls made no progress (repeated calls with unchanged results, the latest " + describe(c) + "); the run was stopped to stop wasting tokens."}
 	}
 	var out Decision

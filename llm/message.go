@@ -132,6 +132,11 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	ToolName   string `json:"tool_name,omitempty"`
 	IsError    bool   `json:"is_error,omitempty"`
+	// Notes are the labels middleware gave the result to say what it did
+	// ("guard:block:cascade", "guard:cached", "truncated"). They are kept
+	// in session logs, so that a replay knows which results the guard
+	// wrote, and never sent to a model.
+	Notes []string `json:"notes,omitempty"`
 
 	// Assistant messages.
 	Provider     string     `json:"provider,omitempty"`
@@ -229,6 +234,9 @@ func (m *Message) Clone() Message {
 	if m.Usage != nil {
 		u := *m.Usage
 		c.Usage = &u
+	}
+	if m.Notes != nil {
+		c.Notes = append([]string(nil), m.Notes...)
 	}
 	return c
 }

@@ -171,6 +171,9 @@ func (s *scanner) message(m *llm.Message) bool {
 		case "extra":
 			m.Extra, ok = s.raw()
 			return bit(14, ok)
+		case "notes":
+			m.Notes, ok = s.strings()
+			return bit(15, ok)
 		}
 		return 0
 	})

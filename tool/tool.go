@@ -184,7 +184,7 @@ func (r *Result) Message(call *Call) llm.Message {
 	if len(content) == 0 {
 		content = []llm.Content{llm.Text("(no output)")}
 	}
-	return llm.Message{Role: llm.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, IsError: r.IsError, Content: content}
+	return llm.Message{Role: llm.RoleToolResult, ToolCallID: call.ID, ToolName: call.Name, IsError: r.IsError, Content: content, Notes: r.Notes}
 }
 
 // isEmptyObject reports whether args is {} with optional spaces.

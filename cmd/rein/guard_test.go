@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/session"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -238,5 +242,83 @@ func TestGuardReplayUsageErrors(t *testing.T) {
 	stdout, _, err := runGuard(t)
 	if err != nil || !strings.Contains(stdout, "replay") {
 		t.Errorf("guard alone: err %v, out %q", err, stdout)
+	}
+}
+
+// A rein session recorded with the guards on replays to the decisions the
+// guards made live: blocked calls count as not run, cached reads as
+// unchanged, and unknown tools stay unknown once the guard answers them.
+func TestGuardReplayOfOwnSession(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Every reply says something new, so that the harness's own stall
+	// detection does not end the run before the guards do.
+	n := 0
+	call := func(name, args string) string {
+		n++
+		return `{"text": "step ` + strconv.Itoa(n) + `", "tool_calls": [{"name": "` + name + `", "arguments": ` + args + `}]}`
+	}
+	lines := []string{
+		call("read", `{"path": "a.txt"}`),
+		call("read", `{"path": "a.txt"}`),
+		call("bash", `{"command": "cat a.txt"}`),
+	}
+	for range 3 {
+		lines = append(lines, call("edit", `{"path": "a.txt", "edits": [{"old_text": "nope", "new_text": "x"}]}`))
+	}
+	for i := range 12 {
+		lines = append(lines, call("frobnicate", `{"n": `+strconv.Itoa(i)+`}`))
+	}
+	for range 30 {
+		lines = append(lines, call("ls", `{}`))
+	}
+	lines = append(lines, `{"text": "done"}`)
+	script := writeScript(t, t.TempDir(), strings.Join(lines, "\n"))
+	runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", ws, "--max-turns", "200", "go")
+
+	// What the guards did live, from the notes of the logged results.
+	path := latestSession(t, ws)
+	_, entries, _, err := session.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live []string
+	for _, e := range entries {
+		if e.Type != session.TypeMessage || e.Message.Role != llm.RoleToolResult {
+			continue
+		}
+		v := "allow"
+		for _, n := range e.Message.Notes {
+			if rest, ok := strings.CutPrefix(n, "guard:"); ok {
+				v = rest
+				if v == "cached" {
+					v = "cached:read_cache"
+				}
+			}
+		}
+		live = append(live, v)
+	}
+	stdout, _, err := runGuard(t, "replay", "--format", "jsonl", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := jsonlResult(t, stdout)
+	var replayed []string
+	for _, e := range got {
+		v := e.Decision
+		if e.Rule != "" && e.Decision != "allow" {
+			v += ":" + e.Rule
+		}
+		replayed = append(replayed, v)
+	}
+	if diff := cmp.Diff(live, replayed); diff != "" {
+		t.Fatalf("replay differs from the live decisions (-live +replay):\n%s", diff)
+	}
+	for _, want := range []string{"cached:read_cache", "block:mismatch", "block:error_retry", "block:loop.unknown_tool", "stop:loop.circuit_breaker"} {
+		if !slices.Contains(live, want) {
+			t.Errorf("the run never produced %s: %v", want, live)
+		}
 	}
 }

@@ -38,6 +38,7 @@ func (d *messageDecoder) line(n int, p *probe) error {
 	}
 	var role, id string
 	var content []byte
+	var notes []string
 	isError := false
 	if !jsonx.MembersValid(p.Message, func(k, v []byte) bool {
 		switch string(k) {
@@ -49,6 +50,13 @@ func (d *messageDecoder) line(n int, p *probe) error {
 			id, _ = jsonx.StringValid(v)
 		case "is_error", "isError":
 			isError = jsonx.Bool(v)
+		case "notes":
+			jsonx.ElementsValid(v, func(el []byte) bool {
+				if n, ok := jsonx.StringValid(el); ok {
+					notes = append(notes, n)
+				}
+				return true
+			})
 		}
 		return true
 	}) {
@@ -93,7 +101,7 @@ func (d *messageDecoder) line(n int, p *probe) error {
 		})
 		return bad
 	case "tool_result", "toolResult":
-		d.result(id, contentText(content), isError)
+		d.resultNoted(id, contentText(content), isError, notes)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/internal/jsonx"
 )
 
@@ -55,6 +56,54 @@ type Call struct {
 	IsError bool
 	// Unknown marks a call to a tool that did not exist.
 	Unknown bool
+	// Guarded is what rein's guard did to this call in the run that made
+	// the recording (from the result's notes): "block" or "stop" (the
+	// tool did not run and Result is the guard's message), "cached" or
+	// "warn" (the tool's output, or the cached copy, is in Result, the
+	// guard's marker removed); empty when it let the call through
+	// untouched or the recording does not say. GuardRule names the rule.
+	Guarded, GuardRule string
+}
+
+// guardNotes applies the notes rein's guard left on a recorded result
+// (see guard.Guard.Middleware) to c. Recordings without notes (logs
+// written before results kept them) are recognised by the guard's
+// message prefix, which tells blocks and cached reads apart but not
+// warnings.
+func guardNotes(c *Call, notes []string) {
+	for _, n := range notes {
+		rest, ok := strings.CutPrefix(n, "guard:")
+		if !ok {
+			continue
+		}
+		c.Guarded, c.GuardRule, _ = strings.Cut(rest, ":")
+		if c.Guarded == "cached" {
+			c.GuardRule = guard.RuleReadCache
+		}
+	}
+	if c.Guarded == "" && strings.HasPrefix(c.Result, "[guard ") {
+		rule, _, _ := strings.Cut(c.Result[len("[guard "):], "]")
+		switch {
+		case rule == guard.RuleReadCache && !c.IsError:
+			c.Guarded, c.GuardRule = "cached", rule
+		case c.IsError:
+			c.Guarded, c.GuardRule = "block", rule
+		}
+	}
+	switch c.Guarded {
+	case "cached":
+		// The marker line, then the cached copy.
+		if _, cached, ok := strings.Cut(c.Result, "\n"); ok {
+			c.Result = cached
+		}
+	case "warn":
+		// The warning, a blank line, then the tool's output.
+		if _, out, ok := strings.Cut(c.Result, "\n\n"); ok {
+			c.Result = out
+		}
+	case "block", "stop":
+		c.Unknown = c.GuardRule == guard.RuleUnknownTool
+	}
 }
 
 // Session is a decoded recording.
@@ -432,6 +481,11 @@ func (p *pairing) add(c Call) {
 // result attaches a result to the call with id, reporting whether there
 // was one.
 func (p *pairing) result(id, text string, isError bool) bool {
+	return p.resultNoted(id, text, isError, nil)
+}
+
+// resultNoted is result for a rein result that carries notes.
+func (p *pairing) resultNoted(id, text string, isError bool, notes []string) bool {
 	i, ok := p.byID[id]
 	if !ok {
 		return false
@@ -439,6 +493,9 @@ func (p *pairing) result(id, text string, isError bool) bool {
 	c := &p.calls[i]
 	c.Result, c.IsError = text, isError
 	c.Unknown = isError && unknownToolError(text)
+	if notes != nil || strings.HasPrefix(text, "[guard ") {
+		guardNotes(c, notes)
+	}
 	delete(p.byID, id)
 	return true
 }

@@ -122,6 +122,9 @@ func (s *Summary) count(decision, rule string) {
 	s.Rules[rule][decision]++
 }
 
+// notRun reports whether the recording's guard kept the call from running.
+func notRun(c *Call) bool { return c.Guarded == "block" || c.Guarded == "stop" }
+
 // Tokens estimates the tokens of a text of n bytes: n/4, rounded up.
 func Tokens(n int) int { return (n + 3) / 4 }
 
@@ -164,15 +167,23 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 			sum.TokensCached += Tokens(len(c.Result))
 			sum.TokensAdded += Tokens(len(d.Message))
 		case guard.Block, guard.Stop:
-			e.TokensSaved = Tokens(len(c.Result))
+			// A call the recording's own guard blocked never produced
+			// output, so what blocking it saves is not known.
+			if !notRun(c) {
+				e.TokensSaved = Tokens(len(c.Result))
+			}
 			sum.TokensSaved += e.TokensSaved
 			sum.TokensAdded += Tokens(len(d.Message))
 			stopped = d.Action == guard.Stop
 		}
 		sum.count(e.Decision, d.Rule)
-		// The recorded call did run: the session goes on as it happened.
+		// The session goes on as it happened: a call that ran is recorded
+		// as run, one the recording's guard blocked as not run.
 		rd := d
-		if rd.Action != guard.Cached {
+		switch {
+		case notRun(c):
+			rd = guard.Decision{Action: guard.Block, Rule: c.GuardRule}
+		case rd.Action != guard.Cached:
 			rd.Action = guard.Allow
 		}
 		g.Record(gc, rd, res)
