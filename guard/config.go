@@ -173,6 +173,15 @@ func (c Config) Check() error {
 	if l.WarningThreshold > 0 && l.CriticalThreshold > 0 && l.CriticalThreshold < l.WarningThreshold {
 		errs = append(errs, fmt.Errorf("loopDetection.criticalThreshold (%d) is below warningThreshold (%d)", l.CriticalThreshold, l.WarningThreshold))
 	}
+	if eff := DefaultConfig().Merge(c).LoopDetection; l.HistorySize > 0 {
+		need, name := eff.CircuitBreakerThreshold, "circuitBreakerThreshold"
+		if eff.CriticalThreshold > need {
+			need, name = eff.CriticalThreshold, "criticalThreshold"
+		}
+		if l.HistorySize < need {
+			errs = append(errs, fmt.Errorf("loopDetection.historySize (%d) is below %s (%d); the detectors look at the last %d calls so that it can be reached", l.HistorySize, name, need, need))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -352,8 +361,8 @@ func resolve(c Config) settings {
 		s.cascadeAll = t.CascadeThreshold
 	}
 	for name, t := range c.Tools {
-		if t.PassThrough != nil && *t.PassThrough && name != "*" {
-			s.pass[name] = true
+		if t.PassThrough != nil && *t.PassThrough {
+			s.pass[name] = true // "*": every tool
 		}
 		if t.CascadeThreshold > 0 {
 			s.cascade[name] = t.CascadeThreshold
@@ -362,10 +371,15 @@ func resolve(c Config) settings {
 	if s.off[RulePassthrough] {
 		clear(s.pass) // no tool is exempt
 	}
-	// The window must hold enough calls for every threshold to be reached.
-	s.history = max(s.history, s.breaker-1, s.critical-1, s.warn-1, 2)
+	// history counts the past calls kept; with the call being decided
+	// they make the window of HistorySize calls, which must hold enough
+	// calls for every threshold to be reached.
+	s.history = max(s.history-1, s.breaker-1, s.critical-1, s.warn-1, 2)
 	return s
 }
+
+// passes reports whether calls to tool skip the rules.
+func (s *settings) passes(tool string) bool { return s.pass[tool] || s.pass["*"] }
 
 func (s *settings) cascadeLimit(tool string) int {
 	if n, ok := s.cascade[tool]; ok {

@@ -149,7 +149,33 @@ func TestZeroConfigMeansDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, g.s, cmp.AllowUnexported(settings{})); diff != "" {
 		t.Fatalf("settings (-want +got):\n%s", diff)
 	}
-	if !g.s.pass["ask_user"] || g.s.cascadeAll != 8 || g.s.retries != 2 || g.s.readTurns != 6 || g.s.history != 30 || g.s.breaker != 30 {
+	if !g.s.pass["ask_user"] || g.s.cascadeAll != 8 || g.s.retries != 2 || g.s.readTurns != 6 || g.s.history != 29 || g.s.breaker != 30 { // 29 past calls and the current one
 		t.Fatalf("defaults = %+v", g.s)
+	}
+}
+
+func TestHistorySizeBelowThresholdsIsReported(t *testing.T) {
+	err := Config{LoopDetection: LoopConfig{HistorySize: 12}}.Check()
+	if err == nil || !strings.Contains(err.Error(), "historySize (12) is below circuitBreakerThreshold (30)") {
+		t.Fatalf("Check = %v", err)
+	}
+	if err := (Config{LoopDetection: LoopConfig{HistorySize: 40}}).Check(); err != nil {
+		t.Fatalf("a wide window: %v", err)
+	}
+	// The window still holds enough calls for the breaker.
+	g := New(Options{Config: &Config{LoopDetection: LoopConfig{HistorySize: 12}}})
+	if g.s.history != 29 {
+		t.Fatalf("history = %d", g.s.history)
+	}
+}
+
+func TestPassThroughEveryTool(t *testing.T) {
+	on := true
+	g := New(Options{Config: &Config{Tools: map[string]ToolConfig{"*": {PassThrough: &on}}}})
+	for range 5 {
+		c := Call{Tool: "bash", Args: json.RawMessage(`{"command":"cat a.txt"}`), Turn: 1}
+		if d := g.Decide(c); d.Action != Allow {
+			t.Fatalf("decision = %+v", d)
+		}
 	}
 }

@@ -176,7 +176,7 @@ func (g *Guard) on(rule string) bool { return !g.s.off[rule] }
 // that a circuit-breaker stop overrides every other verdict. Each Decide
 // must be followed by one Record for the same call.
 func (g *Guard) Decide(c Call) Decision {
-	if g.s.pass[c.Tool] {
+	if g.s.passes(c.Tool) {
 		return Decision{Rule: RulePassthrough}
 	}
 	d := Decision{keyed: true, key: callKey(c.Tool, c.Args)}
@@ -247,7 +247,7 @@ func (g *Guard) Record(c Call, d Decision, res tool.Result) {
 }
 
 func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped bool) {
-	if g.s.pass[c.Tool] {
+	if g.s.passes(c.Tool) {
 		return
 	}
 	key := d.key
