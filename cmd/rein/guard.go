@@ -72,7 +72,7 @@ func guardReplay(stdout, stderr io.Writer, configPath, format string, files []st
 	if configPath != "" {
 		c, err := guard.LoadConfig(configPath)
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("--config: %w", err)
+			return fmt.Errorf("--config: no such file: %s", configPath)
 		}
 		if err != nil {
 			warn(err.Error())

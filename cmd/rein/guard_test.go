@@ -227,7 +227,7 @@ func TestGuardReplayConfig(t *testing.T) {
 	if d != "block" || strings.Count(stderr, "warning") != 1 || !strings.Contains(stderr, "using the defaults") {
 		t.Fatalf("broken config: decision %s, stderr %q", d, stderr)
 	}
-	if _, _, err := runGuard(t, "replay", "--config", filepath.Join(dir, "missing.json"), neutral); err == nil || !strings.Contains(err.Error(), "--config") {
+	if _, _, err := runGuard(t, "replay", "--config", filepath.Join(dir, "missing.json"), neutral); err == nil || !strings.Contains(err.Error(), "--config: no such file") || strings.Contains(err.Error(), "using the defaults") {
 		t.Fatalf("missing --config file: err = %v", err)
 	}
 }
