@@ -2,6 +2,9 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -42,5 +45,35 @@ func TestGuardsOnByDefault(t *testing.T) {
 		if ran != 0 || !result.IsError || !strings.Contains(result.Text(), "read tool") {
 			t.Fatalf("default: bash ran %d times, result %q", ran, result.Text())
 		}
+	}
+}
+
+// The default guard follows the workspace's harness-config.json, and a
+// broken one is an error, not silently the defaults.
+func TestGuardReadsWorkspaceConfig(t *testing.T) {
+	bash := &tool.Tool{Name: "bash", Schema: []byte(`{"type":"object","properties":{"command":{"type":"string"}}}`),
+		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text("contents") }}
+	read := &tool.Tool{Name: "read", Schema: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`),
+		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text("contents") }}
+	reg, err := tool.NewRegistry(bash, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	os.MkdirAll(filepath.Join(ws, ".rein"), 0o755)
+	cfg := filepath.Join(ws, ".rein", "harness-config.json")
+	os.WriteFile(cfg, []byte(`{"disable": ["mismatch"]}`), 0o644)
+	p := faux.New(faux.Calls("", faux.Call("bash", `{"command":"cat notes.txt"}`)), faux.Text("done"))
+	h, err := New(Options{Provider: p, Model: faux.Model(), Tools: reg, Limit: tool.LimitOptions{Workdir: ws}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Prompt(context.Background(), "show notes.txt")
+	if err != nil || res.Messages[2].IsError {
+		t.Fatalf("mismatch was disabled by the workspace config: %v %q", err, res.Messages[2].Text())
+	}
+	os.WriteFile(cfg, []byte(`{"disable": [`), 0o644)
+	if _, err := New(Options{Provider: p, Model: faux.Model(), Tools: reg, Limit: tool.LimitOptions{Workdir: ws}}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "harness-config.json") {
+		t.Fatalf("broken config: %v", err)
 	}
 }

@@ -26,6 +26,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -125,7 +126,15 @@ func New(o Options) (*Harness, error) {
 			if o.Tools != nil {
 				names = o.Tools.Names()
 			}
-			g = guard.New(guard.Options{Workdir: o.Limit.Workdir, Tools: names})
+			var cfg *guard.Config
+			if p := guard.FindConfig(o.Limit.Workdir); o.Limit.Workdir != "" && p != "" {
+				c, err := guard.LoadConfig(p)
+				if err != nil {
+					return nil, &Error{Code: CodeConfig, Op: op, Err: fmt.Errorf("%w; fix the file, or pass Options.Guard", err)}
+				}
+				cfg = &c
+			}
+			g = guard.New(guard.Options{Config: cfg, Workdir: o.Limit.Workdir, Tools: names})
 		}
 		mw = append([]tool.Middleware{g.Middleware()}, mw...)
 	}

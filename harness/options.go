@@ -38,8 +38,11 @@ type Options struct {
 	StreamOptions llm.Options
 
 	// Guard stops wasted tool calls before they run (see package guard).
-	// Guards are on by default: nil means a guard with the default rules,
-	// resolving read paths against Limit.Workdir. One guard serves every
+	// Guards are on by default: nil means a guard configured by the
+	// workspace's .rein/harness-config.json (else .pi/harness-config.json)
+	// when Limit.Workdir has one, by the default rules otherwise, and
+	// resolving read paths against Limit.Workdir; a file with problems
+	// (see guard.LoadConfig) makes New fail. One guard serves every
 	// prompt of the harness. NoGuards turns them off.
 	Guard    *guard.Guard
 	NoGuards bool
