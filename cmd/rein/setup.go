@@ -234,9 +234,6 @@ func (o *runOptions) resolveModel(e *env, workspace string) (llm.Model, llm.Prov
 	if err != nil {
 		return llm.Model{}, nil, err
 	}
-	if res.Note != "" {
-		fmt.Fprintln(e.stderr, "rein: note:", res.Note)
-	}
 	built, err := cat.Build(res.Model, catalog.BuildOptions{
 		BaseURL:          o.baseURL,
 		DefaultStatePath: catalog.DefaultStatePath(e.getenv),
@@ -246,6 +243,9 @@ func (o *runOptions) resolveModel(e *env, workspace string) (llm.Model, llm.Prov
 	})
 	if err != nil {
 		return llm.Model{}, nil, err
+	}
+	if res.Note != "" {
+		fmt.Fprintln(e.stderr, "rein: note:", res.Note)
 	}
 	for _, n := range built.Notes {
 		fmt.Fprintln(e.stderr, "rein: note:", n)
