@@ -229,12 +229,35 @@ func (f *grepFormatter) add(ev grepEvent) {
 		sep = ":"
 		f.lastMatch = ev.line
 	}
-	text := strings.ReplaceAll(strings.TrimSuffix(ev.text, "\r"), "\x00", `\0`)
+	text := visible(strings.TrimSuffix(ev.text, "\r"))
 	if len(text) > grepMaxLine {
 		text = cutString(text, grepMaxLine) + " [line cut]"
 	}
 	fmt.Fprintf(&f.out, "%s%s%d%s%s\n", ev.path, sep, ev.line, sep, strings.ToValidUTF8(text, "\uFFFD"))
 	f.lastPath, f.lastLine = ev.path, ev.line
+}
+
+// visible writes the control characters of a line, other than tab, as
+// escapes (\0 for NUL, \x01 …), so that a match in a binary file shows
+// as text a model can read and quote.
+func visible(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f })
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for _, c := range []byte(s[i:]) {
+		switch {
+		case c == 0:
+			b.WriteString(`\0`)
+		case c < 0x20 && c != '\t' || c == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // override applies the query's glob as ripgrep applies --glob: a match

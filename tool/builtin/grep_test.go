@@ -160,7 +160,7 @@ ctx.txt-8-line 8
 		{`{"pattern":"hello$"}`, false, "long.txt:1:" + strings.Repeat("long ", 80) + "… [line cut]"},
 		{`{"pattern":"hello\\r?$","path":"crlf.txt"}`, false, "crlf.txt:1:hello\ncrlf.txt:2:there hello"},
 		{`{"pattern":"hello","glob":"*.go"}`, false, "a/x.go:1:hello a\na-b/x.go:1:hello dash\na.go:4:// hello world\na.go:5:var x = \"hello\"\nsub/deeper/d.go:2:const hello = `hello`\nsub/gen/x.go:1:hello sub gen"},
-		{`{"pattern":"binary","path":"bin.dat"}`, false, `bin.dat:1:\0` + "\x01" + `hello binary`},
+		{`{"pattern":"binary","path":"bin.dat"}`, false, `bin.dat:1:\0\x01hello binary`},
 		{`{"pattern":"hello","path":"build"}`, false, "build/out.go:1:hello build"},
 		{`{"pattern":"hello","path":".hidden"}`, false, ".hidden/h.go:1:hello hidden"},
 		{`{"pattern":"nomatch"}`, false, `No matches for "nomatch" in the workspace. Ignored, hidden and binary files were not searched.`},
