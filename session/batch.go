@@ -50,6 +50,7 @@ type lineRef struct {
 	next      int64 // file offset after the line and its newline
 	complete  bool  // the line ends with a newline
 	tooLong   bool  // longer than maxLine; its bytes were not kept
+	blank     bool  // set by a worker: only whitespace
 	decodeErr error // set by a worker
 }
 
@@ -64,16 +65,16 @@ type batch struct {
 
 func (b *batch) line(i int) []byte { return b.buf[b.lines[i].off:b.lines[i].end] }
 
-// decode decodes every line of b into b.entries.
+// decode decodes every line of b into b.entries, a new array.
 func (b *batch) decode(sc *scanner) {
-	if cap(b.entries) < len(b.lines) {
-		b.entries = make([]Entry, len(b.lines))
-	}
-	b.entries = b.entries[:len(b.lines)]
+	b.entries = make([]Entry, len(b.lines))
 	for i := range b.lines {
 		ln := &b.lines[i]
 		line := bytes.TrimRight(b.line(i), "\r")
-		if ln.tooLong || len(bytes.TrimSpace(line)) == 0 {
+		if ln.tooLong {
+			continue
+		}
+		if ln.blank = len(bytes.TrimSpace(line)) == 0; ln.blank {
 			continue
 		}
 		ln.decodeErr = sc.decode(line, &b.entries[i], nil)
@@ -191,8 +192,10 @@ func skipLine(r io.Reader, n int64, scratch []byte) (int64, []byte, bool, error)
 
 // batches runs fn on the batches of r in file order, decoding them with
 // o.workers goroutines (or in fn's goroutine when there are none, in
-// which case the batch's entries are not decoded). fn's error stops the
-// reading; batches returns once every goroutine it started has ended.
+// which case the batch's entries are not decoded). fn may keep the
+// entries of a decoded batch: each batch gets a new array. fn's error
+// stops the reading; batches returns once every goroutine it started has
+// ended.
 func batches(r io.Reader, o readOpts, fn func(b *batch, decoded bool) error) error {
 	block := o.block
 	if block <= 0 {
@@ -252,7 +255,7 @@ func batches(r io.Reader, o readOpts, fn func(b *batch, decoded bool) error) err
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sc := scanner{intern: make(map[string]string)}
+			sc := scanner{intern: newInterner()}
 			for b := range work {
 				b.decode(&sc)
 				close(b.done)
@@ -271,7 +274,7 @@ func batches(r io.Reader, o readOpts, fn func(b *batch, decoded bool) error) err
 				close(stop)
 			}
 		}
-		clear(b.entries)
+		b.entries = nil
 		free <- b
 	}
 	wg.Wait()

@@ -83,13 +83,14 @@ func BuildContext(entries []Entry, leaf string) Context {
 // LastLeaf is the leaf a session file's entries leave: what Open
 // restores. It lets ReadFile users build the context a writer would see.
 func LastLeaf(entries []Entry) string {
-	l := &log{index: make(map[string]int, len(entries)), labels: map[string]string{}}
+	// As when loading, the index holds the entries up to the one
+	// applied.
+	l := &log{index: make(map[string]int, len(entries)), labels: map[string]string{}, entries: listOf(entries)}
 	for i := range entries {
 		if _, dup := l.index[entries[i].ID]; dup {
 			continue
 		}
 		l.index[entries[i].ID] = i
-		l.entries = listOf(entries[:i+1])
 		l.apply(&entries[i], nil)
 	}
 	return l.leaf
@@ -144,15 +145,18 @@ func (l *log) context(leaf string) Context {
 		return c
 	}
 	path := l.path(leaf)
-	// path is leaf→root; walk it root→leaf.
-	compaction, kept := -1, -1
-	for k := 0; k < len(path); k++ {
-		e := l.entries.at(path[k])
-		if e.Type == TypeCompaction && compaction < 0 {
+	// path is leaf→root. Find the compaction in effect, the first one
+	// from the leaf, counting the messages after it (all of them when
+	// there is none).
+	compaction, kept, n := -1, -1, 0
+	for k := 0; k < len(path) && compaction < 0; k++ {
+		switch l.entries.at(path[k]).Type {
+		case TypeCompaction:
 			compaction = k
+		case TypeMessage, TypeBranchSummary:
+			n++
 		}
 	}
-	n := 0
 	if compaction >= 0 {
 		ce := l.entries.at(path[compaction])
 		c.Compaction = ce.ID
@@ -162,24 +166,21 @@ func (l *log) context(leaf string) Context {
 				break
 			}
 		}
-		n = 1
-	}
-	for k := len(path) - 1; k >= 0; k-- {
-		if compaction < 0 || k < compaction || k <= kept {
+		n++ // its summary
+		for k := compaction + 1; k <= kept; k++ {
 			if t := l.entries.at(path[k]).Type; t == TypeMessage || t == TypeBranchSummary {
 				n++
 			}
 		}
 	}
-	c.Messages = make([]llm.Message, 0, n)
-	c.EntryIDs = make([]string, 0, n)
-	add := func(m llm.Message, id string) {
-		c.Messages = append(c.Messages, m)
-		c.EntryIDs = append(c.EntryIDs, id)
-	}
+	// Then walk it root→leaf.
+	c.Messages = make([]llm.Message, n)
+	c.EntryIDs = make([]string, n)
+	m := 0
 	if compaction >= 0 {
 		ce := l.entries.at(path[compaction])
-		add(CompactionMessage(ce), ce.ID)
+		c.Messages[0], c.EntryIDs[0] = CompactionMessage(ce), ce.ID
+		m++
 	}
 	for k := len(path) - 1; k >= 0; k-- {
 		e := l.entries.at(path[k])
@@ -199,9 +200,11 @@ func (l *log) context(leaf string) Context {
 		}
 		switch e.Type {
 		case TypeMessage:
-			add(*e.Message, e.ID)
+			c.Messages[m], c.EntryIDs[m] = *e.Message, e.ID
+			m++
 		case TypeBranchSummary:
-			add(BranchSummaryMessage(e), e.ID)
+			c.Messages[m], c.EntryIDs[m] = BranchSummaryMessage(e), e.ID
+			m++
 		}
 	}
 	return c

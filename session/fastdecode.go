@@ -1,6 +1,9 @@
 package session
 
 import (
+	"bytes"
+	"time"
+
 	"github.com/reinhq/rein/llm"
 )
 
@@ -27,6 +30,10 @@ func (s *scanner) fastEntry(line []byte, e *Entry, parent func([]byte) (string, 
 			e.ID, ok = s.str()
 			return bit(1, ok)
 		case "parent":
+			if parent == nil {
+				e.Parent, ok = s.str()
+				return bit(2, ok)
+			}
 			s.Peek()
 			start := s.Offset()
 			raw := s.Str()
@@ -44,7 +51,7 @@ func (s *scanner) fastEntry(line []byte, e *Entry, parent func([]byte) (string, 
 		case "timestamp":
 			return bit(3, s.time(&e.Timestamp))
 		case "message":
-			m := new(llm.Message)
+			m := &s.messageSlab.take(1, 64)[0]
 			e.Message = m
 			return bit(4, s.message(m))
 		case "provider":
@@ -107,11 +114,22 @@ func bit(n uint, ok bool) uint32 {
 	return 1 << n
 }
 
-func (s *scanner) time(t interface{ UnmarshalJSON([]byte) error }) bool {
-	s.Peek()
-	start := s.Offset()
+// time reads a timestamp: the usual spelling by utcTime, any other by
+// time.Time.UnmarshalJSON, as encoding/json does.
+func (s *scanner) time(t *time.Time) bool {
+	if s.Peek() != '"' {
+		return false
+	}
+	in, start := s.Input(), s.Offset()
+	if k := bytes.IndexByte(in[start+1:min(len(in), start+32)], '"'); k >= 0 {
+		if v, ok := utcTime(in[start+1 : start+1+k]); ok {
+			*t = v
+			s.SetOffset(start + k + 2)
+			return true
+		}
+	}
 	s.Str()
-	return s.ok() && t.UnmarshalJSON(s.Input()[start:s.Offset()]) == nil
+	return s.ok() && t.UnmarshalJSON(in[start:s.Offset()]) == nil
 }
 
 func (s *scanner) message(m *llm.Message) bool {
@@ -150,7 +168,7 @@ func (s *scanner) message(m *llm.Message) bool {
 			m.ResponseID, ok = s.str()
 			return bit(8, ok)
 		case "usage":
-			u := new(llm.Usage)
+			u := &s.usageSlab.take(1, 128)[0]
 			m.Usage = u
 			return bit(9, s.usage(u))
 		case "stop_reason":
@@ -180,7 +198,8 @@ func (s *scanner) message(m *llm.Message) bool {
 }
 
 // contents reads an array of content blocks into a slice of exactly the
-// right length; null gives nil, as the encoder writes a nil Content.
+// right length, decoding them in place in the content slab; null gives
+// nil, as the encoder writes a nil Content.
 func (s *scanner) contents() ([]llm.Content, bool) {
 	if s.Null() {
 		return nil, true
@@ -188,19 +207,22 @@ func (s *scanner) contents() ([]llm.Content, bool) {
 	if !s.Array() {
 		return nil, false
 	}
-	var buf [4]llm.Content
-	blocks := buf[:0]
-	for n := 0; s.Element(n); n++ {
-		var c llm.Content
-		if !s.content(&c) {
+	slab := &s.contentSlab
+	n := 0
+	for ; s.Element(n); n++ {
+		if !s.content(slab.next(n, 128)) {
+			slab.drop(n + 1)
 			return nil, false
 		}
-		blocks = append(blocks, c)
 	}
 	if !s.ok() {
+		slab.drop(n)
 		return nil, false
 	}
-	return append(make([]llm.Content, 0, len(blocks)), blocks...), true
+	if n == 0 {
+		return []llm.Content{}, true
+	}
+	return slab.take(n, 128), true
 }
 
 func (s *scanner) content(c *llm.Content) bool {

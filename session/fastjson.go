@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/reinhq/rein/internal/jsonx"
+	"github.com/reinhq/rein/llm"
 )
 
 // scanner is the JSON reader of the fast path of the entry decoder. Every
@@ -27,13 +28,43 @@ type scanner struct {
 	recent [64]string
 	// block is where keep copies strings.
 	block []byte
+	// Where messages, their content blocks and usages are allocated.
+	messageSlab slab[llm.Message]
+	contentSlab slab[llm.Content]
+	usageSlab   slab[llm.Usage]
 }
 
 func (s *scanner) ok() bool { return s.Err() == nil }
 
-// str reads a string value.
+// str reads a string value into the scanner's block (see unquote).
 func (s *scanner) str() (string, bool) {
-	s.Peek()
+	if s.Peek() != '"' {
+		return "", false
+	}
+	in, i := s.Input(), s.Offset()
+	room := len(in) - i // what unquote may write
+	if room >= ownBlockAt {
+		return s.strLong()
+	}
+	if cap(s.block)-len(s.block) < room {
+		s.newBlock(room)
+	}
+	free := s.block[len(s.block):cap(s.block)]
+	n, end, high, ok := unquote(free, in, i)
+	if !ok || high && !utf8.Valid(free[:n]) {
+		return "", false
+	}
+	s.SetOffset(end)
+	if n == 0 {
+		return "", true
+	}
+	s.block = s.block[:len(s.block)+n]
+	return unsafe.String(&free[0], n), true
+}
+
+// strLong reads a string value near the start of a long line, where
+// reserving room for the rest of the line in the block would waste it.
+func (s *scanner) strLong() (string, bool) {
 	start := s.Offset()
 	b := s.Str()
 	if !s.exact(b, start) {
@@ -111,12 +142,18 @@ func (s *scanner) keep(b []byte) string {
 		return string(b)
 	}
 	if cap(s.block)-len(s.block) < len(b) {
-		size := min(max(2*cap(s.block), minBlock), maxBlock)
-		s.block = make([]byte, 0, max(size, len(b)))
+		s.newBlock(len(b))
 	}
 	start := len(s.block)
 	s.block = append(s.block, b...)
 	return unsafe.String(&s.block[start], len(b))
+}
+
+// newBlock starts a block with room for at least need bytes. Blocks grow
+// with use, so that decoding a single line allocates little.
+func (s *scanner) newBlock(need int) {
+	size := min(max(2*cap(s.block), minBlock), maxBlock)
+	s.block = make([]byte, 0, max(size, need))
 }
 
 // istr reads a string value that is likely to repeat, sharing its memory.
@@ -175,7 +212,8 @@ func (s *scanner) bool() (bool, bool) {
 }
 
 // raw reads any JSON value except a top-level null and returns a copy of
-// its bytes, as encoding/json fills a json.RawMessage.
+// its bytes, as encoding/json fills a json.RawMessage. Short values are
+// copied into the block, in a slice whose capacity ends with the value.
 func (s *scanner) raw() (json.RawMessage, bool) {
 	if s.Peek() == 'n' {
 		return nil, false
@@ -184,7 +222,15 @@ func (s *scanner) raw() (json.RawMessage, bool) {
 	if !s.ok() {
 		return nil, false
 	}
-	return append(json.RawMessage(nil), v...), true
+	if len(v) >= ownBlockAt {
+		return append(json.RawMessage(nil), v...), true
+	}
+	if cap(s.block)-len(s.block) < len(v) {
+		s.newBlock(len(v))
+	}
+	start := len(s.block)
+	s.block = append(s.block, v...)
+	return json.RawMessage(s.block[start:len(s.block):len(s.block)]), true
 }
 
 // strings reads an array of strings; [] gives an empty, non-nil slice.

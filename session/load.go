@@ -109,10 +109,11 @@ type loader struct {
 	// (saves a second lookup when the decoded Parent is that one).
 	parentID   string
 	parentTree bool
-	// pre and preErr are the entry a worker decoded for the current
-	// line and its error; pre is nil when the loader decodes itself.
-	pre    *Entry
-	preErr error
+	// pre is what a worker found decoding the current line, which it
+	// decoded at slot in the array of its batch (adopted by the entry
+	// list); pre is nil when the loader decodes the line itself.
+	pre  *lineRef
+	slot int
 }
 
 // parent returns the ID string of a loaded entry, so that an entry's
@@ -141,17 +142,22 @@ func readLog(r io.Reader, path string, size int64) (*log, error) {
 
 func readLogWith(r io.Reader, path string, size int64, o readOpts) (*log, error) {
 	l := &log{index: make(map[string]int, min(size/768, 1<<22)), labels: make(map[string]string)}
-	ld := &loader{l: l, sc: scanner{intern: make(map[string]string)}}
+	ld := &loader{l: l, sc: scanner{intern: newInterner()}}
 	limit := o.maxLine
 	if limit <= 0 {
 		limit = maxLine
 	}
 	err := batches(r, o, func(b *batch, decoded bool) error {
+		if decoded {
+			// The entries stay where the workers decoded them.
+			l.entries.adopt(b.entries)
+			defer l.entries.seal()
+		}
 		for i := range b.lines {
 			ln := &b.lines[i]
-			ld.pre, ld.preErr = nil, nil
+			ld.pre, ld.slot = nil, i
 			if decoded {
-				ld.pre, ld.preErr = &b.entries[i], ln.decodeErr
+				ld.pre = ln
 			}
 			if err := ld.handle(b.line(i), ln, path, limit); err != nil {
 				return err
@@ -196,15 +202,16 @@ func (ld *loader) handle(line []byte, ln *lineRef, path string, limit int) error
 	return nil
 }
 
-// decode decodes a line into e, or takes the entry a worker decoded.
-func (ld *loader) decode(line []byte, e *Entry) error {
-	if ld.pre == nil {
-		ld.parentID, ld.parentTree = "", false
-		return ld.sc.decode(line, e, ld.parent)
-	}
-	*e, *ld.pre = *ld.pre, Entry{}
+// decode adds the entry of a line at the end of the list: it decodes the
+// line, or claims the entry a worker decoded. On error the caller removes
+// the entry (shrink).
+func (ld *loader) decode(line []byte) (*Entry, error) {
 	ld.parentID, ld.parentTree = "", false
-	return ld.preErr
+	if ld.pre == nil {
+		e := ld.l.entries.grow()
+		return e, ld.sc.decode(line, e, ld.parent)
+	}
+	return ld.l.entries.claim(ld.slot), ld.pre.decodeErr
 }
 
 // eachLine calls fn for every line of r, in order: its bytes without the
@@ -269,8 +276,7 @@ func (ld *loader) tail(b []byte, start int64, path string) error {
 		return &FormatError{Path: path, Line: 1, Detail: "the header line is incomplete: the session was never fully created", Err: ErrNotSession}
 	}
 	if len(bytes.TrimSpace(b)) > 0 {
-		e := ld.l.entries.grow()
-		if ld.decode(bytes.TrimRight(b, "\r"), e) == nil {
+		if e, err := ld.decode(bytes.TrimRight(b, "\r")); err == nil {
 			ld.l.noNewline = true
 			ld.l.size = start + int64(len(b))
 			ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueMissingNewline, Line: ld.lineNo, Offset: start, ID: e.ID,
@@ -322,14 +328,20 @@ func (ld *loader) line(b []byte, start int64, path string) error {
 		}
 		return nil
 	}
-	b = bytes.TrimRight(b, "\r")
-	if len(bytes.TrimSpace(b)) == 0 {
-		return nil // blank lines carry nothing
+	// Blank lines carry nothing. A worker already looked, and the loader
+	// need not touch the line's bytes at all.
+	if ld.pre == nil {
+		b = bytes.TrimRight(b, "\r")
+		if len(bytes.TrimSpace(b)) == 0 {
+			return nil
+		}
+	} else if ld.pre.blank {
+		return nil
 	}
-	e := l.entries.grow()
-	if err := ld.decode(b, e); err != nil {
+	e, err := ld.decode(b)
+	if err != nil {
 		l.entries.shrink()
-		ld.corrupt(b, start, err)
+		ld.corrupt(bytes.TrimRight(b, "\r"), start, err)
 		return nil
 	}
 	ld.add(e, start)
@@ -352,14 +364,29 @@ func (ld *loader) corrupt(b []byte, start int64, err error) {
 // add indexes the entry just decoded into the last slot of the list.
 func (ld *loader) add(e *Entry, start int64) {
 	l := ld.l
-	if _, dup := l.index[e.ID]; dup {
-		l.issues = append(l.issues, LoadIssue{Kind: IssueDuplicateID, Line: ld.lineNo, Offset: start, ID: e.ID,
-			Detail: "an earlier entry has the same id; this one is skipped"})
-		l.entries.shrink()
-		return
+	i := l.entries.len() - 1
+	// Most entries follow the tree entry loaded just before them. Their
+	// parent is then known, and shares that entry's ID's memory, which
+	// makes comparing the two cheap (see path).
+	follows := e.Parent != "" && e.Parent == ld.lastTree
+	if follows {
+		e.Parent = ld.lastTree
 	}
-	if e.IsTree() && e.Parent != "" {
-		if !(ld.parentTree && e.Parent == ld.parentID) && !l.isTree(e.Parent) {
+	if follows || !e.IsTree() || e.Parent == "" || ld.parentTree && e.Parent == ld.parentID {
+		// No need to look the parent up: index the entry with a single
+		// lookup, undone if the ID was taken.
+		n := len(l.index)
+		if l.index[e.ID] += i; len(l.index) == n {
+			l.index[e.ID] -= i
+			ld.duplicate(e, start)
+			return
+		}
+	} else {
+		if _, dup := l.index[e.ID]; dup {
+			ld.duplicate(e, start)
+			return
+		}
+		if !l.isTree(e.Parent) {
 			orig := e.Parent
 			e.Parent = ld.ancestor(orig)
 			if l.reparented == nil {
@@ -373,8 +400,8 @@ func (ld *loader) add(e *Entry, start int64) {
 			l.issues = append(l.issues, LoadIssue{Kind: IssueReparented, Line: ld.lineNo, Offset: start, ID: e.ID,
 				Detail: fmt.Sprintf("its parent %s is missing; attached to %s, the nearest known ancestor", orig, to)})
 		}
+		l.index[e.ID] = i
 	}
-	l.index[e.ID] = l.entries.len() - 1
 	l.apply(e, func(target string) {
 		l.issues = append(l.issues, LoadIssue{Kind: IssueBadTarget, Line: ld.lineNo, Offset: start, ID: e.ID,
 			Detail: fmt.Sprintf("the leaf entry names %s, which is not a tree entry of this file; ignored", target)})
@@ -382,6 +409,13 @@ func (ld *loader) add(e *Entry, start int64) {
 	if e.IsTree() {
 		ld.lastTree = e.ID
 	}
+}
+
+// duplicate skips the entry just decoded, whose ID an earlier one has.
+func (ld *loader) duplicate(e *Entry, start int64) {
+	ld.l.issues = append(ld.l.issues, LoadIssue{Kind: IssueDuplicateID, Line: ld.lineNo, Offset: start, ID: e.ID,
+		Detail: "an earlier entry has the same id; this one is skipped"})
+	ld.l.entries.shrink()
 }
 
 // ancestor picks the parent for an entry whose parent p is missing: if p
