@@ -27,7 +27,7 @@ const GeneratedIDPrefix = "gemini_"
 type decoder struct {
 	e        *llm.Emitter
 	r        *sse.Reader
-	p        parser
+	p        *parser // made by run, kept by reset: a pointer, so that reset copies little
 	provider string
 	secrets  []string
 
@@ -41,28 +41,43 @@ type decoder struct {
 	finish     string
 	responseID string
 	model      string
-	chunks     int
-	extras     []keptField
-	extraIdx   map[extraKey]int
+	// lastModel is the model of the stream before, kept so that a stream
+	// of the same model does not allocate its name again.
+	lastModel string
+	chunks    int
+	extras    []keptField
+	extraIdx  map[extraKey]int
+
+	// yield is the consumer of the stream; final wraps it (see wrap).
+	yield, final func(llm.Event, error) bool
 }
 
 // reset readies d for a new stream, keeping the reader, the parser's
 // buffers and the capacity of the kept fields.
 func (d *decoder) reset(provider string, secrets []string) {
-	*d = decoder{r: d.r, p: d.p, extras: d.extras[:0], provider: provider, secrets: secrets, open: -1}
+	*d = decoder{r: d.r, p: d.p, extras: d.extras[:0], final: d.final, lastModel: d.lastModel,
+		provider: provider, secrets: secrets, open: -1}
+	if d.p != nil {
+		d.p.forget()
+	}
 }
 
-// wrap returns the yield function the emitter uses: it attaches the
-// message-level extra fields to the final event's message.
+// wrap returns the yield function the emitter uses: yield, with the
+// message-level extra fields attached to the final event's message. Call
+// it after reset; the function is made once and serves every stream.
 func (d *decoder) wrap(yield func(llm.Event, error) bool) func(llm.Event, error) bool {
-	return func(ev llm.Event, err error) bool {
-		if ev.Message != nil && (ev.Type == llm.EventDone || ev.Type == llm.EventError) {
-			if x := d.messageExtra(); x != nil {
-				ev.Message.Extra = x
+	d.yield = yield
+	if d.final == nil {
+		d.final = func(ev llm.Event, err error) bool {
+			if ev.Message != nil && (ev.Type == llm.EventDone || ev.Type == llm.EventError) {
+				if x := d.messageExtra(); x != nil {
+					ev.Message.Extra = x
+				}
 			}
+			return d.yield(ev, err)
 		}
-		return yield(ev, err)
 	}
+	return d.final
 }
 
 // run reads the whole stream and ends it with exactly one final event
@@ -72,6 +87,9 @@ func (d *decoder) run(ctx context.Context, body io.Reader) {
 		d.r = sse.NewReader(body)
 	} else {
 		d.r.Reset(body)
+	}
+	if d.p == nil {
+		d.p = new(parser)
 	}
 	r := d.r
 	defer r.Reset(nil)
@@ -113,7 +131,10 @@ func (d *decoder) apply() bool {
 	}
 	if !d.started {
 		d.started = true
-		d.responseID, d.model = string(c.responseID), string(c.modelVersion)
+		if string(c.modelVersion) != d.lastModel {
+			d.lastModel = string(c.modelVersion)
+		}
+		d.responseID, d.model = string(c.responseID), d.lastModel
 		if !e.Start(llm.Message{ResponseID: d.responseID, Model: d.model}) {
 			return false
 		}

@@ -61,17 +61,35 @@ type scopedField struct {
 }
 
 // parser decodes chunks with a strict jsonx.Scanner, walking the known
-// shape of a GenerateContentResponse without reflection or maps. It
-// reuses its buffers from chunk to chunk.
+// shape of a GenerateContentResponse without reflection or maps, with
+// fast paths for Gemini's usual output (scan.go) and layouts that skip
+// what a chunk repeats of the one before (layout.go). It reuses its
+// buffers from chunk to chunk.
 type parser struct {
 	s jsonx.Scanner
 	c chunk
+	// key is where the name of the member just read is written, quotes
+	// included, when member found it (see rawKey); it is kept as offsets
+	// rather than as a slice, as storing pointers costs a write barrier
+	// while the collector runs.
+	key [2]int
+	// buf holds the strings with escapes read since the last parse.
+	buf []byte
+	// t are the layouts learnt from the chunks before.
+	t layouts
 }
 
 var errNotObject = errors.New("chunk is not a JSON object")
 
-// parse decodes data into p.c.
+// parse decodes data into p.c, with the chunk layout if it fits, member
+// by member otherwise, making a new layout of it.
 func (p *parser) parse(data []byte) error {
+	p.buf = p.buf[:0]
+	if p.reuse(data) {
+		return nil
+	}
+	p.buf = p.buf[:0] // drop what reuse left there
+	p.t.start()
 	s := &p.s
 	s.Reset(data)
 	c := &p.c
@@ -84,7 +102,7 @@ func (p *parser) parse(data []byte) error {
 	}
 	s.Object()
 	for n := 0; ; n++ {
-		k, ok := s.Member(n)
+		k, ok := p.member(n)
 		if !ok {
 			break
 		}
@@ -94,21 +112,29 @@ func (p *parser) parse(data []byte) error {
 		case "usageMetadata":
 			p.usage()
 		case "modelVersion":
-			c.modelVersion = s.StrOrNull()
+			c.modelVersion = p.strOrNull(toModel, true)
 		case "responseId":
-			c.responseID = s.StrOrNull()
+			c.responseID = p.strOrNull(toResponseID, true)
 		case "error":
 			c.errRaw = s.Raw()
 		default:
 			p.extra(scopeResponse)
 		}
 	}
-	return s.End()
+	if err := s.End(); err != nil {
+		p.t.chunk.ok = false
+		return err
+	}
+	p.t.buildChunk(data, c)
+	return nil
 }
+
+// forget drops what the parser learnt from the stream before.
+func (p *parser) forget() { p.t.chunk.ok, p.t.usage.ok = false, false }
 
 // extra keeps the member just read, an unmodelled one, in scope.
 func (p *parser) extra(scope byte) {
-	k := p.s.RawKey()
+	k := p.rawKey()
 	if v := p.s.Raw(); p.s.Err() == nil {
 		p.c.extras = append(p.c.extras, scopedField{scope, field{k, v}})
 	}
@@ -136,7 +162,7 @@ func (p *parser) candidate() {
 		return
 	}
 	for n := 0; ; n++ {
-		k, ok := s.Member(n)
+		k, ok := p.member(n)
 		if !ok {
 			return
 		}
@@ -144,9 +170,9 @@ func (p *parser) candidate() {
 		case "content":
 			p.content()
 		case "finishReason":
-			p.c.finishReason = s.StrOrNull()
+			p.c.finishReason = p.strOrNull(toFinish, false)
 		case "index":
-			s.Skip()
+			p.skip()
 		default:
 			p.extra(scopeCandidate)
 		}
@@ -159,7 +185,7 @@ func (p *parser) content() {
 		return
 	}
 	for n := 0; ; n++ {
-		k, ok := s.Member(n)
+		k, ok := p.member(n)
 		if !ok {
 			return
 		}
@@ -172,7 +198,7 @@ func (p *parser) content() {
 				p.part()
 			}
 		case "role":
-			s.Skip()
+			p.skip()
 		default:
 			p.extra(scopeContent)
 		}
@@ -198,7 +224,7 @@ func (p *parser) part() {
 		return
 	}
 	for n := 0; ; n++ {
-		k, ok := s.Member(n)
+		k, ok := p.member(n)
 		if !ok {
 			break
 		}
@@ -206,18 +232,18 @@ func (p *parser) part() {
 		case "text":
 			if !s.Null() {
 				pt.hasText = true
-				pt.text = s.Str()
+				pt.text = p.str(toText)
 			}
 		case "thought":
 			pt.thought = !s.Null() && s.Bool()
 		case "thoughtSignature":
-			pt.sig = s.StrOrNull()
+			pt.sig = p.strOrNull(toSig, false)
 		case "functionCall":
 			if !s.Null() {
 				p.functionCall(pt)
 			}
 		default:
-			k := s.RawKey()
+			k := p.rawKey()
 			if v := s.Raw(); s.Err() == nil {
 				pt.extra = append(pt.extra, field{k, v})
 			}
@@ -233,19 +259,19 @@ func (p *parser) functionCall(pt *part) {
 	}
 	pt.call = true
 	for n := 0; ; n++ {
-		k, ok := s.Member(n)
+		k, ok := p.member(n)
 		if !ok {
 			return
 		}
 		switch string(k) {
 		case "name":
-			pt.callName = s.StrOrNull()
+			pt.callName = p.strOrNull(toCallName, false)
 		case "id":
-			pt.callID = s.StrOrNull()
+			pt.callID = p.strOrNull(toCallID, false)
 		case "args":
-			pt.callArgs = s.Raw()
+			pt.callArgs = p.raw(toCallArgs)
 		default:
-			k := s.RawKey()
+			k := p.rawKey()
 			if v := s.Raw(); s.Err() == nil {
 				pt.callExtra = append(pt.callExtra, field{k, v})
 			}
@@ -253,7 +279,39 @@ func (p *parser) functionCall(pt *part) {
 	}
 }
 
+// usage reads the usageMetadata object: with the usage layout when the
+// chunk has no other (the layout adds no extras, which is right only if
+// the chunk adds none of that scope elsewhere), and member by member
+// otherwise, making the layout of it.
 func (p *parser) usage() {
+	s := &p.s
+	if p.c.hasUsage {
+		p.t.broken = true // the counts start again from zero: no hole can say so
+	}
+	s.Peek()
+	from, rec, broken := s.Offset(), len(p.t.rec), p.t.broken
+	obj := from < len(s.Input()) && s.Input()[from] == '{'
+	if obj && !p.c.hasUsage && p.t.usage.ok {
+		p.c.usage, p.c.hasUsage = usageCounts{}, true
+		if end := p.match(&p.t.usage, from, true); end >= 0 {
+			s.SetOffset(end)
+			return
+		}
+		p.t.rec = p.t.rec[:rec]
+		s.SetOffset(from)
+	}
+	p.t.broken = false
+	p.usageMembers()
+	if obj && !p.t.broken && s.Err() == nil {
+		p.t.usage.build(s.Input(), from, s.Offset(), append(p.t.usage.holes[:0], p.t.rec[rec:]...), &p.c)
+	} else {
+		p.t.usage.ok = false
+	}
+	p.t.broken = p.t.broken || broken
+}
+
+// usageMembers reads the usageMetadata object member by member.
+func (p *parser) usageMembers() {
 	s := &p.s
 	if !s.Object() {
 		return
@@ -262,23 +320,23 @@ func (p *parser) usage() {
 	*u = usageCounts{}
 	p.c.hasUsage = true
 	for n := 0; ; n++ {
-		k, ok := s.Member(n)
+		k, ok := p.member(n)
 		if !ok {
 			return
 		}
 		switch string(k) {
 		case "promptTokenCount":
-			u.prompt = integer(s)
+			u.prompt = p.integer(toPrompt)
 		case "candidatesTokenCount":
-			u.candidates = integer(s)
+			u.candidates = p.integer(toCandidates)
 		case "thoughtsTokenCount":
-			u.thoughts = integer(s)
+			u.thoughts = p.integer(toThoughts)
 		case "cachedContentTokenCount":
-			u.cached = integer(s)
+			u.cached = p.integer(toCached)
 		case "toolUsePromptTokenCount":
-			u.toolUse = integer(s)
+			u.toolUse = p.integer(toToolUse)
 		case "totalTokenCount":
-			s.Skip() // derived: rein recomputes the total
+			p.skipCount() // derived: rein recomputes the total
 		default:
 			p.extra(scopeUsage)
 		}
