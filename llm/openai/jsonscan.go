@@ -1,6 +1,12 @@
 package openai
 
-import "github.com/reinhq/rein/internal/jsonx"
+import (
+	"encoding/binary"
+	"math/bits"
+	"strings"
+
+	"github.com/reinhq/rein/internal/jsonx"
+)
 
 // scanner reads the JSON chunks and events of both APIs. It is lenient
 // (see jsonx.Scanner.Lenient), as the many servers that speak these
@@ -24,12 +30,75 @@ func (s *scanner) object(f func(key []byte)) bool {
 		return false
 	}
 	for n := 0; ; n++ {
-		key, ok := s.Member(n)
+		key, ok := s.member(n)
 		if !ok {
 			return s.Err() == nil
 		}
 		f(key)
 	}
+}
+
+// member is Member, made faster for the short names without escapes of
+// compact JSON: it reads them itself, and leaves anything else to Member.
+func (s *scanner) member(n int) ([]byte, bool) {
+	data, p := s.Input(), s.Offset()
+	if n > 0 {
+		if p >= len(data) || data[p] != ',' {
+			return s.Member(n)
+		}
+		p++
+	}
+	if p < len(data) && data[p] == '"' {
+		if q := plainEnd(data, p+1); q >= 0 && q+1 < len(data) && data[q+1] == ':' {
+			s.SetOffset(q + 2)
+			return data[p+1 : q : q], true
+		}
+	}
+	return s.Member(n)
+}
+
+// skip is Skip, made faster for the literals, plain numbers, short
+// strings without escapes and empty objects and arrays that most skipped
+// values are.
+func (s *scanner) skip() {
+	data, p := s.Input(), s.Offset()
+	if p >= len(data) {
+		s.Skip()
+		return
+	}
+	switch c := data[p]; c {
+	case 'n', 't', 'f':
+		w := "null"
+		if c == 't' {
+			w = "true"
+		} else if c == 'f' {
+			w = "false"
+		}
+		if len(data)-p >= len(w) && string(data[p:p+len(w)]) == w {
+			s.SetOffset(p + len(w))
+			return
+		}
+	case '"':
+		if q := plainEnd(data, p+1); q >= 0 {
+			s.SetOffset(q + 1)
+			return
+		}
+	case '{', '[':
+		if p+1 < len(data) && data[p+1] == c+2 { // {} or []
+			s.SetOffset(p + 2)
+			return
+		}
+	case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		for j := p + 1; j < len(data); j++ {
+			if c := data[j]; c == ',' || c == '}' || c == ']' {
+				s.SetOffset(j)
+				return
+			} else if (c < '0' || c > '9') && c != '.' {
+				break
+			}
+		}
+	}
+	s.Skip()
 }
 
 // array calls f for every element of the array at the cursor with its
@@ -116,3 +185,60 @@ func (s *scanner) setStr(dst *string) {
 		*dst = string(b)
 	}
 }
+
+// plainEnd returns the index of the quote that ends a string whose
+// content starts at data[i], or -1 when a backslash comes first or no
+// quote comes within 64 bytes (long strings are best left to jsonx).
+func plainEnd(data []byte, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	end := min(len(data), i+64)
+	for ; i+8 <= end; i += 8 {
+		// Flag the quotes and backslashes of eight bytes at once; the
+		// lowest flag is always right.
+		x := binary.LittleEndian.Uint64(data[i:])
+		q, b := x^(ones*'"'), x^(ones*'\\')
+		if m := ((q-ones)&^q | (b-ones)&^b) & highs; m != 0 {
+			i += bits.TrailingZeros64(m) >> 3
+			if data[i] == '"' {
+				return i
+			}
+			return -1
+		}
+	}
+	for ; i < end; i++ {
+		switch data[i] {
+		case '"':
+			return i
+		case '\\':
+			return -1
+		}
+	}
+	return -1
+}
+
+// strArena makes the strings of many short values with few allocations:
+// each is a part of a strings.Builder's buffer, whose bytes are never
+// written again, as a builder only appends; when the buffer is full, a
+// new builder twice as large takes over, and the strings made keep the
+// old one alive.
+type strArena struct{ b strings.Builder }
+
+// of returns b as a string.
+func (a *strArena) of(b []byte) string {
+	switch free := a.b.Cap() - a.b.Len(); {
+	case len(b) == 0:
+		return ""
+	case len(b) > free && len(b) > maxArenaString:
+		return string(b)
+	case len(b) > free:
+		size := min(max(2*a.b.Cap(), 256), 1024)
+		a.b = strings.Builder{}
+		a.b.Grow(size)
+	}
+	n := a.b.Len()
+	a.b.Write(b)
+	return a.b.String()[n:]
+}
+
+// maxArenaString is the longest string a strArena makes in a new buffer.
+const maxArenaString = 256

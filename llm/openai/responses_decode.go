@@ -1,7 +1,9 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 
 	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/internal/wire"
@@ -17,6 +19,14 @@ type respDecoder struct {
 	sc      scanner
 	ev      respEvent
 	idBuf   []byte
+	strs    strArena  // the deltas' strings
+	name    string    // the last event name seen,
+	named   eventKind // and its kind
+	respID  string    // the last response id and model read, reused
+	model   string    // while they repeat
+	tmpl    template
+	noMemo  bool  // read every event in full (tests compare both ways)
+	exp     uint8 // TEMP experiments
 	started bool
 	items   []respItemState
 	unknown []json.RawMessage // output items rein does not model, verbatim
@@ -59,19 +69,51 @@ func (d *respDecoder) extra() json.RawMessage {
 	return append(b, "]}"...)
 }
 
+// unknownItem returns {"output_index":n,"item":raw} as json.Marshal
+// encodes it: raw compacted, with <, > and & and U+2028 and U+2029
+// escaped. raw that is not valid JSON is kept, as a string.
+func unknownItem(n int, raw []byte) json.RawMessage {
+	var item bytes.Buffer
+	if json.Compact(&item, raw) != nil {
+		q, _ := json.Marshal(string(raw)) // compact and escaped already
+		item.Write(q)
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"output_index":` + strconv.Itoa(n) + `,"item":`)
+	json.HTMLEscape(&b, item.Bytes())
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
 func (d *respDecoder) fail(err error) { d.e.Fail(err) }
 
 func (d *respDecoder) event(sev sse.Event) {
 	if len(sev.Data) == 0 {
 		return
 	}
-	if d.started && sev.Type != "" && eventKindOf(sev.Type) == evOther {
-		// The event name (always the payload's type) says that rein has
-		// no use for it: in_progress, content_part.*, web_search_call.*
-		// and the like are not decoded at all.
+	named := evOther
+	if sev.Type != "" {
+		if sev.Type != d.name {
+			d.name, d.named = sev.Type, eventKindOf(sev.Type)
+		}
+		named = d.named
+		if d.started && named == evOther {
+			// The event name (always the payload's type) says that rein
+			// has no use for it: in_progress, content_part.*,
+			// web_search_call.* and the like are not decoded at all.
+			return
+		}
+	}
+	if d.exp&64 != 0 {
 		return
 	}
-	if err := d.parse(sev.Data); err != nil {
+	if d.exp&128 != 0 && (named == evItemAdded || named == evItemDone) {
+		return
+	}
+	if d.exp&32 != 0 && isDelta(named) {
+		return
+	}
+	if err := d.parse(sev.Data, named); err != nil {
 		name := sev.Type
 		if name == "" {
 			name = "message"
@@ -83,7 +125,7 @@ func (d *respDecoder) event(sev sse.Event) {
 	}
 	ev := &d.ev
 	if !ev.hasType {
-		ev.kind = eventKindOf(sev.Type)
+		ev.kind = named
 	}
 	if ev.hasItem && len(ev.itemID) == 0 {
 		d.idBuf = append(d.idBuf[:0], ev.item.id...)
@@ -119,7 +161,7 @@ func (d *respDecoder) event(sev sse.Event) {
 	case evTextDone:
 		if it := d.target(kindMessage); it != nil && !it.streamed && d.open(it) {
 			it.streamed = true
-			d.e.Delta(it.block, ev.text)
+			d.e.Delta(it.block, string(ev.text))
 		}
 	case evReasoningDelta:
 		it := d.target(kindReasoning)
@@ -141,7 +183,7 @@ func (d *respDecoder) event(sev sse.Event) {
 	case evArgsDone:
 		if it := d.target(kindCall); it != nil && !it.streamed && d.open(it) {
 			it.streamed = true
-			d.e.Delta(it.block, ev.arguments)
+			d.e.Delta(it.block, string(ev.arguments))
 		}
 	case evEnd:
 		d.complete()
@@ -221,13 +263,13 @@ func (d *respDecoder) itemAdded() {
 	ev := &d.ev
 	it := d.find(ev.item.kind)
 	if it.id == "" {
-		it.id = ev.item.id
+		it.id = string(ev.item.id)
 	}
 	it.kind = ev.item.kind
 	switch it.kind {
 	case kindCall:
 		if it.block < 0 {
-			i, ok := d.e.ToolCallStart(ev.item.callID, ev.item.name)
+			i, ok := d.e.ToolCallStart(string(ev.item.callID), string(ev.item.name))
 			if !ok {
 				return
 			}
@@ -247,7 +289,7 @@ func (d *respDecoder) setItemExtra(it *respItemState, annotations []byte) {
 	if len(annotations) > 0 && !json.Valid(annotations) {
 		annotations = nil // never store JSON that does not parse
 	}
-	b.Extra = appendItemExtra(nil, it.id, annotations)
+	b.Extra = appendItemExtra(make([]byte, 0, len(it.id)+len(annotations)+24), it.id, annotations)
 }
 
 // appendItemExtra encodes an itemExtra: {"id":…,"annotations":[…]}, with
@@ -292,21 +334,12 @@ func (d *respDecoder) itemDone() {
 	}
 	it.done = true
 	if it.id == "" {
-		it.id = item.id
+		it.id = string(item.id)
 	}
 	it.kind = kind
 	switch kind {
 	case kindOther:
-		raw := json.RawMessage(item.raw)
-		if !json.Valid(raw) {
-			// Kept, as a string, even when the server sent broken JSON.
-			raw, _ = json.Marshal(string(item.raw))
-		}
-		x, _ := json.Marshal(struct {
-			OutputIndex int             `json:"output_index"`
-			Item        json.RawMessage `json:"item"`
-		}{ev.outputIndex, raw})
-		d.unknown = append(d.unknown, x)
+		d.unknown = append(d.unknown, unknownItem(ev.outputIndex, item.raw))
 		d.e.SetExtra(d.extra())
 		return
 	case kindMessage:
@@ -328,10 +361,10 @@ func (d *respDecoder) itemDone() {
 		}
 		if b := d.e.Block(it.block); b != nil {
 			if b.ID == "" {
-				b.ID = item.callID
+				b.ID = string(item.callID)
 			}
 			if b.Name == "" {
-				b.Name = item.name
+				b.Name = string(item.name)
 			}
 		}
 		if !it.streamed && !d.e.Delta(it.block, string(item.arguments)) {
@@ -373,7 +406,7 @@ func (d *respDecoder) complete() {
 			return
 		}
 	}
-	status := r.status
+	status := string(r.status)
 	if status == "" && (r.errMsg != "" || r.errCode != "") {
 		status = "failed"
 	}

@@ -10,12 +10,12 @@ type respEvent struct {
 	kind         eventKind
 	hasType      bool
 	delta        string
-	itemID       []byte // aliases respDecoder.idBuf
+	itemID       []byte // aliases respDecoder.idBuf or template.data
 	outputIndex  int
 	hasIndex     bool
 	summaryIndex int
-	text         string // output_text.done
-	arguments    string // function_call_arguments.done
+	text         []byte // output_text.done; aliases the data unless escaped
+	arguments    []byte // function_call_arguments.done, likewise
 	item         respItem
 	hasItem      bool
 	resp         respResponse
@@ -25,10 +25,10 @@ type respEvent struct {
 }
 
 // respItem is an output item as sent in output_item events. The byte
-// fields alias the event's data.
+// fields alias the event's data (strings with escapes are copies).
 type respItem struct {
 	kind             itemKind
-	id, callID, name string
+	id, callID, name []byte
 	arguments        []byte
 	encrypted        []byte
 	summary, content []byte // raw JSON arrays of parts
@@ -36,15 +36,65 @@ type respItem struct {
 }
 
 type respResponse struct {
-	id, model, status, incomplete string
-	errCode, errMsg               string
-	usage                         wireUsage
-	hasUsage                      bool
-	output                        []byte
+	id, model, incomplete string
+	status                []byte // aliases the data unless escaped
+	errCode, errMsg       string
+	usage                 wireUsage
+	hasUsage              bool
+	output                []byte
 }
 
-// parse reads one event into d.ev.
-func (d *respDecoder) parse(data []byte) error {
+// parse reads one event into d.ev. named is the kind its name gives
+// (evOther when it has none); delta events are read with the help of
+// d.tmpl (see template).
+func (d *respDecoder) parse(data []byte, named eventKind) error {
+	d.clear()
+	s, t := &d.sc, &d.tmpl
+	s.reset(data)
+	if d.exp&8 != 0 && len(data) > 19 && string(data[:19]) == `{"type":"response.c` ||
+		d.exp&16 != 0 && len(data) > 20 && string(data[:20]) == `{"type":"response.co` {
+		s.SetOffset(len(data))
+		return nil
+	}
+	memo := !d.noMemo && isDelta(named)
+	if memo && t.kind == named {
+		if d.fill() {
+			return nil
+		}
+		d.clear()
+		s.reset(data)
+	}
+	if !s.Object() {
+		if err := s.End(); err != nil {
+			return err
+		}
+		return errors.New("event data is not a JSON object")
+	}
+	if memo {
+		t.begin()
+	}
+	for n := 0; ; n++ {
+		key, ok := s.member(n)
+		if !ok {
+			break
+		}
+		k, vs := respKeyOf(key), s.Offset()
+		d.value(k)
+		if memo {
+			t.note(s, k, vs)
+		}
+	}
+	if err := s.End(); err != nil {
+		return err
+	}
+	if memo {
+		t.commit(named, data, &d.ev)
+	}
+	return nil
+}
+
+// clear makes d.ev ready for the next event.
+func (d *respDecoder) clear() {
 	ev := &d.ev
 	if ev.hasItem {
 		ev.item = respItem{}
@@ -54,53 +104,105 @@ func (d *respDecoder) parse(data []byte) error {
 	}
 	ev.kind, ev.hasType, ev.hasItem, ev.hasResp, ev.hasIndex = evOther, false, false, false, false
 	ev.delta, ev.itemID, ev.outputIndex, ev.summaryIndex = "", nil, 0, 0
-	ev.text, ev.arguments, ev.errCode, ev.errMsg = "", "", "", ""
-	s := &d.sc
-	s.reset(data)
-	if !s.Object() {
-		if err := s.End(); err != nil {
-			return err
+	ev.text, ev.arguments, ev.errCode, ev.errMsg = nil, nil, "", ""
+}
+
+// value reads the value of the top-level member k of an event into d.ev.
+func (d *respDecoder) value(k respKey) {
+	s, ev := &d.sc, &d.ev
+	switch k {
+	case keyType:
+		ev.kind, ev.hasType = d.named, true
+		if t := s.StrOrNull(); string(t) != d.name { // the type is the event's name
+			ev.kind = eventKindOf(t)
 		}
-		return errors.New("event data is not a JSON object")
-	}
-	for n := 0; ; n++ {
-		key, ok := s.Member(n)
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "type":
-			ev.kind, ev.hasType = eventKindOf(s.StrOrNull()), true
-		case "delta":
+	case keyDelta:
+		if d.exp&4 != 0 {
 			ev.delta = s.str()
-		case "item_id":
-			d.idBuf = append(d.idBuf[:0], s.StrOrNull()...)
-			ev.itemID = d.idBuf
-		case "output_index":
-			if !s.Null() {
-				ev.outputIndex, ev.hasIndex = s.num(), true
-			}
-		case "summary_index":
-			ev.summaryIndex = s.num()
-		case "text", "refusal": // output_text.done, refusal.done
-			ev.text = s.str()
-		case "arguments":
-			ev.arguments = s.str()
-		case "item":
-			ev.hasItem = d.readItem()
-		case "response":
-			ev.hasResp = d.readResponse()
-		case "code":
-			ev.errCode = scalarString(s)
-		case "message":
-			ev.errMsg = s.str()
-		case "error":
-			d.readError()
-		default:
-			s.Skip()
+		} else {
+			ev.delta = d.strs.of(s.StrOrNull())
 		}
+	case keyItemID:
+		d.idBuf = append(d.idBuf[:0], s.StrOrNull()...)
+		ev.itemID = d.idBuf
+	case keyOutputIndex:
+		if !s.Null() {
+			ev.outputIndex, ev.hasIndex = s.num(), true
+		}
+	case keySummaryIndex:
+		ev.summaryIndex = s.num()
+	case keyText:
+		ev.text = s.stableBytes()
+	case keyArguments:
+		ev.arguments = s.stableBytes()
+	case keyItem:
+		ev.hasItem = d.readItem()
+	case keyResponse:
+		ev.hasResp = d.readResponse()
+	case keyCode:
+		ev.errCode = scalarString(s)
+	case keyMessage:
+		ev.errMsg = s.str()
+	case keyError:
+		d.readError()
+	default:
+		s.skip()
 	}
-	return s.End()
+}
+
+// respKey names the top-level members of an event that the decoder reads.
+type respKey uint8
+
+const (
+	keyOther respKey = iota // skipped
+	keyType
+	keyDelta
+	keyItemID
+	keyOutputIndex
+	keySummaryIndex
+	keyText // text, or refusal: output_text.done, refusal.done
+	keyArguments
+	keyItem
+	keyResponse
+	keyCode
+	keyMessage
+	keyError
+	keySequence    // sequence_number: skipped, but new in every event
+	keyObfuscation // obfuscation: skipped, but new in every event
+)
+
+func respKeyOf(key []byte) respKey {
+	switch string(key) {
+	case "type":
+		return keyType
+	case "delta":
+		return keyDelta
+	case "item_id":
+		return keyItemID
+	case "output_index":
+		return keyOutputIndex
+	case "summary_index":
+		return keySummaryIndex
+	case "text", "refusal":
+		return keyText
+	case "arguments":
+		return keyArguments
+	case "item":
+		return keyItem
+	case "response":
+		return keyResponse
+	case "code":
+		return keyCode
+	case "message":
+		return keyMessage
+	case "error":
+		return keyError
+	case "sequence_number":
+		return keySequence
+	case "obfuscation":
+		return keyObfuscation
+	}
+	return keyOther
 }
 
 // readError reads the error member of an error event: a string or an
@@ -122,7 +224,7 @@ func (d *respDecoder) readError() {
 		case "message":
 			ev.errMsg = s.str()
 		default:
-			s.Skip()
+			s.skip()
 		}
 	})
 }
@@ -147,11 +249,11 @@ func (d *respDecoder) readItem() bool {
 		case "type":
 			it.kind = kindOf(s.StrOrNull())
 		case "id":
-			it.id = s.str()
+			it.id = s.stableBytes()
 		case "call_id":
-			it.callID = s.str()
+			it.callID = s.stableBytes()
 		case "name":
-			it.name = s.str()
+			it.name = s.stableBytes()
 		case "arguments":
 			it.arguments = s.stableBytes()
 		case "encrypted_content":
@@ -161,7 +263,7 @@ func (d *respDecoder) readItem() bool {
 		case "content":
 			it.content = s.Raw()
 		default:
-			s.Skip()
+			s.skip()
 		}
 	})
 	if ok {
@@ -189,7 +291,7 @@ func (d *respDecoder) partsText(raw []byte, sep string, wantText bool, ann *[]by
 				if wantText {
 					part += s.str()
 				} else {
-					s.Skip()
+					s.skip()
 				}
 			case "annotations":
 				a := s.Raw()
@@ -197,7 +299,7 @@ func (d *respDecoder) partsText(raw []byte, sep string, wantText bool, ann *[]by
 					*ann = append([]byte(nil), a...)
 				}
 			default:
-				s.Skip()
+				s.skip()
 			}
 		})
 		if text != "" && part != "" {
@@ -224,11 +326,13 @@ func (d *respDecoder) readResponse() bool {
 	return s.object(func(key []byte) {
 		switch string(key) {
 		case "id":
-			r.id = s.str()
+			s.setStr(&d.respID) // the same in every response object
+			r.id = d.respID
 		case "model":
-			r.model = s.str()
+			s.setStr(&d.model)
+			r.model = d.model
 		case "status":
-			r.status = s.str()
+			r.status = s.stableBytes()
 		case "output":
 			r.output = s.Raw()
 		case "incomplete_details":
@@ -236,7 +340,7 @@ func (d *respDecoder) readResponse() bool {
 				if string(key) == "reason" {
 					r.incomplete = s.str()
 				} else {
-					s.Skip()
+					s.skip()
 				}
 			})
 		case "error":
@@ -251,14 +355,14 @@ func (d *respDecoder) readResponse() bool {
 				case "message":
 					r.errMsg = s.str()
 				default:
-					s.Skip()
+					s.skip()
 				}
 			})
 		case "usage":
 			r.usage = wireUsage{}
 			r.hasUsage = s.object(func(key []byte) { readUsage(s, key, &r.usage) })
 		default:
-			s.Skip()
+			s.skip()
 		}
 	})
 }
