@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -143,8 +144,11 @@ func FuzzResponsesDecode(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
+	f.Add([]byte(sseTyped(textDelta("a", "m1", 1), textDelta("b", "m1", 2), strings.TrimSuffix(textDelta("c", "m1", 3), "}"))))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		fuzzDecode(t, llm.APIOpenAIResponses, body, Compat{})
+		// Reading delta events with a template must not change them.
+		checkMemo(t, body)
 	})
 }
 

@@ -13,23 +13,24 @@ package openai
 // Anything else is read in full, so that every event decodes, and fails,
 // as it would without the template.
 type template struct {
-	kind  eventKind // the name of the event remembered; evOther for none
-	data  []byte    // its data, copied, then its item id
-	size  int       // of the data in data
-	holes [maxHoles]hole
-	n     int  // holes used
-	bad   bool // the event being read in full cannot become the template
+	kind eventKind // the name of the event remembered; evOther for none
+	n    uint8     // holes used
+	bad  bool      // the event being read in full cannot become the template
 
 	// The fields of respEvent that the members between the holes set.
 	typ          eventKind
 	hasType      bool
-	outputIndex  int
 	hasIndex     bool
+	outputIndex  int
 	summaryIndex int
+
+	data  []byte // the event's data, copied, then its item id
+	size  int    // of the event's data in data
+	holes [maxHoles]hole
 }
 
 // maxHoles bounds the holes of a template; deltas have three or four.
-const maxHoles = 8
+const maxHoles = 6
 
 // hole is the value of a member read anew in every event: data[start:end]
 // of the template's data, the value of member key.
@@ -67,7 +68,7 @@ func (t *template) note(s *scanner, k respKey, vs int) {
 		t.bad = true
 		return
 	}
-	if t.n == maxHoles {
+	if int(t.n) == maxHoles {
 		t.bad = true
 		return
 	}
@@ -83,7 +84,7 @@ func (t *template) commit(kind eventKind, data []byte, ev *respEvent) {
 	}
 	t.kind = kind
 	if n := len(data) + len(ev.itemID); cap(t.data) < n {
-		t.data = make([]byte, 0, max(n, 512)) // deltas vary in size a little
+		t.data = make([]byte, 0, n+n/4) // deltas vary in size a little
 	}
 	t.data = append(append(t.data[:0], data...), ev.itemID...)
 	t.size = len(data)
