@@ -102,7 +102,7 @@ func readUsage(s *scanner, key []byte, u *wireUsage) {
 			if string(key) == "cached_tokens" {
 				u.cached, u.hasCached = s.num(), true
 			} else {
-				s.Skip()
+				s.skip()
 			}
 		})
 	case "completion_tokens_details", "output_tokens_details":
@@ -110,11 +110,11 @@ func readUsage(s *scanner, key []byte, u *wireUsage) {
 			if string(key) == "reasoning_tokens" {
 				u.reasoning = s.num()
 			} else {
-				s.Skip()
+				s.skip()
 			}
 		})
 	default:
-		s.Skip()
+		s.skip()
 	}
 }
 

@@ -218,9 +218,10 @@ func plainEnd(data []byte, i int) int {
 
 // strArena makes the strings of many short values with few allocations:
 // each is a part of a strings.Builder's buffer, whose bytes are never
-// written again, as a builder only appends; when the buffer is full, a
-// new builder twice as large takes over, and the strings made keep the
-// old one alive.
+// written again, as a builder only appends. When a string does not fit,
+// a new buffer, twice as large up to 1 KiB, takes over (the strings made
+// keep the old one alive); a longer string that does not fit is made
+// alone.
 type strArena struct{ b strings.Builder }
 
 // of returns b as a string.
@@ -240,5 +241,5 @@ func (a *strArena) of(b []byte) string {
 	return a.b.String()[n:]
 }
 
-// maxArenaString is the longest string a strArena makes in a new buffer.
+// maxArenaString is the longest string a strArena starts a buffer for.
 const maxArenaString = 256

@@ -25,8 +25,7 @@ type respDecoder struct {
 	respID  string    // the last response id and model read, reused
 	model   string    // while they repeat
 	tmpl    template
-	noMemo  bool  // read every event in full (tests compare both ways)
-	exp     uint8 // TEMP experiments
+	noMemo  bool // read every event in full (tests compare both ways)
 	started bool
 	items   []respItemState
 	unknown []json.RawMessage // output items rein does not model, verbatim
@@ -103,15 +102,6 @@ func (d *respDecoder) event(sev sse.Event) {
 			// web_search_call.* and the like are not decoded at all.
 			return
 		}
-	}
-	if d.exp&64 != 0 {
-		return
-	}
-	if d.exp&128 != 0 && (named == evItemAdded || named == evItemDone) {
-		return
-	}
-	if d.exp&32 != 0 && isDelta(named) {
-		return
 	}
 	if err := d.parse(sev.Data, named); err != nil {
 		name := sev.Type

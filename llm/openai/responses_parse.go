@@ -51,11 +51,6 @@ func (d *respDecoder) parse(data []byte, named eventKind) error {
 	d.clear()
 	s, t := &d.sc, &d.tmpl
 	s.reset(data)
-	if d.exp&8 != 0 && len(data) > 19 && string(data[:19]) == `{"type":"response.c` ||
-		d.exp&16 != 0 && len(data) > 20 && string(data[:20]) == `{"type":"response.co` {
-		s.SetOffset(len(data))
-		return nil
-	}
 	memo := !d.noMemo && isDelta(named)
 	if memo && t.kind == named {
 		if d.fill() {
@@ -117,11 +112,7 @@ func (d *respDecoder) value(k respKey) {
 			ev.kind = eventKindOf(t)
 		}
 	case keyDelta:
-		if d.exp&4 != 0 {
-			ev.delta = s.str()
-		} else {
-			ev.delta = d.strs.of(s.StrOrNull())
-		}
+		ev.delta = d.strs.of(s.StrOrNull())
 	case keyItemID:
 		d.idBuf = append(d.idBuf[:0], s.StrOrNull()...)
 		ev.itemID = d.idBuf
