@@ -2,31 +2,23 @@ package session
 
 import (
 	"encoding/binary"
+	"github.com/reinhq/rein/internal/jsonx"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
+)
+
+// Words of eight bytes, handled as one: ones*c repeats the byte c in
+// every lane, highs is each lane's high bit.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
 )
 
 // unquote is the string reader of the fast path: it copies a JSON string
 // into the scanner's block and decodes its escapes in the same pass,
 // eight bytes at a time. Most of a session file is string content, so
 // this loop is where loading spends most of its time.
-
-// Words of eight bytes, handled as one: ones*c repeats the byte c.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// stops flags, with its high bit, each byte of x that ends a run of plain
-// string content: a quote, a backslash or a control character. The lowest
-// flagged byte is always one of them; a borrow may flag bytes above it
-// wrongly, which is harmless as only the lowest is used.
-func stops(x uint64) uint64 {
-	q := x ^ (ones * '"')
-	k := x ^ (ones * '\\')
-	return ((x-ones*0x20)&^x | (q-ones)&^q | (k-ones)&^k) & highs
-}
 
 // unescaped maps the byte after a backslash to what the escape stands
 // for; 0 for 'u' and for invalid escapes.
@@ -54,7 +46,7 @@ func unquote(dst, in []byte, i int) (n, end int, high, ok bool) {
 		for j+8 <= len(in) {
 			x := binary.LittleEndian.Uint64(in[j : j+8])
 			binary.LittleEndian.PutUint64(dst[n:n+8], x)
-			if m := stops(x); m != 0 {
+			if m := jsonx.StopMask(x); m != 0 {
 				k := bits.TrailingZeros64(m) >> 3
 				acc |= x & (1<<(8*k) - 1)
 				j, n = j+k, n+k
@@ -100,7 +92,7 @@ func unquote(dst, in []byte, i int) (n, end int, high, ok bool) {
 // that encodes a rune beyond the BMP, and returns the rune and the number
 // of bytes read; 0 for an invalid escape or a lone surrogate.
 func escapedRune(b []byte) (rune, int) {
-	r, ok := parseHex4(b, 2)
+	r, ok := jsonx.Hex4(b, 2)
 	if !ok {
 		return 0, 0
 	}
@@ -110,31 +102,9 @@ func escapedRune(b []byte) (rune, int) {
 	if len(b) < 12 || b[6] != '\\' || b[7] != 'u' {
 		return 0, 0
 	}
-	r2, ok := parseHex4(b, 8)
+	r2, ok := jsonx.Hex4(b, 8)
 	if r = utf16.DecodeRune(r, r2); !ok || r == utf8.RuneError {
 		return 0, 0
 	}
 	return r, 12
-}
-
-// parseHex4 decodes the four hex digits at b[i:], if they are.
-func parseHex4(b []byte, i int) (rune, bool) {
-	if len(b) < i+4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

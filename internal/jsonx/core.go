@@ -348,3 +348,14 @@ func orEnd(b string, i int, p problem) problem {
 	}
 	return p
 }
+
+// StopMask flags, with its high bit, each byte of the eight-byte word x
+// that ends a run of plain string content: a quote, a backslash or a
+// control character. The lowest flagged byte is always one of them; a
+// borrow may flag bytes above it, so only the lowest may be used.
+func StopMask(x uint64) uint64 { return special(x) }
+
+// Hex4 decodes the four hex digits at b[i:], reporting whether they are.
+func Hex4[T ~string | ~[]byte](b T, i int) (rune, bool) {
+	return hex4(string(b[min(i, len(b)):min(i+4, len(b))]), 0)
+}

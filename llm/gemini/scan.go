@@ -3,7 +3,15 @@ package gemini
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/reinhq/rein/internal/jsonx"
 	"math/bits"
+)
+
+// Words of eight bytes, handled as one: ones*c repeats the byte c in
+// every lane, highs is each lane's high bit.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
 )
 
 // Fast paths over jsonx.Scanner for what Gemini sends: compact objects
@@ -184,22 +192,6 @@ func countAt(b []byte, i int) (int, int) {
 // load reads the eight bytes at b[i:], little-endian.
 func load(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
 
-// Words of eight bytes, for finding the end of a string: ones*c repeats
-// the byte c in every lane.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
-// special flags, with its high bit, the bytes of x that are a quote, a
-// backslash or a control character. The lowest flagged byte is always
-// one of them (a borrow may wrongly flag bytes above it).
-func special(x uint64) uint64 {
-	q := x ^ (ones * '"')
-	k := x ^ (ones * '\\')
-	return ((x-ones*0x20)&^x | (q-ones)&^q | (k-ones)&^k) & highs
-}
-
 // hasControl reports whether b holds a control character, which JSON
 // strings may not. It reads b a word at a time, four words in a row.
 func hasControl(b []byte) bool {
@@ -236,7 +228,7 @@ func hasControl(b []byte) bool {
 // a time; past 32 bytes a vectorised search finds the quote.
 func plainEnd(b []byte, i int) int {
 	for end := min(i+32, len(b)); i+8 <= end; i += 8 {
-		if m := special(load(b, i)); m != 0 {
+		if m := jsonx.StopMask(load(b, i)); m != 0 {
 			if j := i + bits.TrailingZeros64(m)>>3; b[j] == '"' {
 				return j
 			}
