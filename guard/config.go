@@ -68,7 +68,22 @@ type Config struct {
 	// runs it and appends a note naming the call to make, once per kind
 	// of command in a session; "block" does not run it.
 	Mismatch string `json:"mismatch,omitempty"`
+	// ReadCache is what a re-read of an unchanged file is answered with:
+	// "reference" (the default) says the earlier result is still current
+	// without sending it again; "copy" sends the cached copy again, as
+	// pi's harness does, for applications that drop earlier results from
+	// the conversation without telling the guard (see Guard.ForgetReads).
+	ReadCache string `json:"readCache,omitempty"`
 }
+
+// Read cache modes, the values of Config.ReadCache.
+const (
+	// ReadCacheReference answers a re-read with a short note pointing at
+	// the earlier result, which is still in the conversation.
+	ReadCacheReference = "reference"
+	// ReadCacheCopy answers a re-read with the cached copy.
+	ReadCacheCopy = "copy"
+)
 
 // ToolConfig holds the settings of one tool.
 type ToolConfig struct {
@@ -109,6 +124,7 @@ func DefaultConfig() Config {
 		ErrorRetryLimit: DefaultErrorRetryLimit,
 		ReadCacheTurns:  DefaultReadCacheTurns,
 		Mismatch:        MismatchHint,
+		ReadCache:       ReadCacheReference,
 	}
 }
 
@@ -150,6 +166,9 @@ func (c Config) Merge(over Config) Config {
 	if over.Mismatch != "" {
 		out.Mismatch = over.Mismatch
 	}
+	if over.ReadCache != "" {
+		out.ReadCache = over.ReadCache
+	}
 	return out
 }
 
@@ -170,6 +189,9 @@ func (c Config) Check() error {
 	}
 	if c.Mismatch != "" && c.Mismatch != MismatchHint && c.Mismatch != MismatchBlock {
 		errs = append(errs, fmt.Errorf("mismatch: unknown mode %q (use %q or %q)", c.Mismatch, MismatchHint, MismatchBlock))
+	}
+	if c.ReadCache != "" && c.ReadCache != ReadCacheReference && c.ReadCache != ReadCacheCopy {
+		errs = append(errs, fmt.Errorf("readCache: unknown mode %q (use %q or %q)", c.ReadCache, ReadCacheReference, ReadCacheCopy))
 	}
 	l := c.LoopDetection
 	for _, f := range []struct {
@@ -281,6 +303,9 @@ func sanitize(c Config) Config {
 	if c.Mismatch != MismatchBlock {
 		c.Mismatch = ""
 	}
+	if c.ReadCache != ReadCacheCopy {
+		c.ReadCache = ""
+	}
 	if l := &c.LoopDetection; l.WarningThreshold > 0 && l.CriticalThreshold > 0 && l.CriticalThreshold < l.WarningThreshold {
 		l.WarningThreshold, l.CriticalThreshold = 0, 0
 	}
@@ -346,6 +371,7 @@ type settings struct {
 	critical   int
 	breaker    int
 	block      bool // mismatch blocks instead of hinting
+	copyReads  bool // the read cache sends copies instead of references
 }
 
 func resolve(c Config) settings {
@@ -362,6 +388,7 @@ func resolve(c Config) settings {
 		critical:   c.LoopDetection.CriticalThreshold,
 		breaker:    c.LoopDetection.CircuitBreakerThreshold,
 		block:      c.Mismatch == MismatchBlock,
+		copyReads:  c.ReadCache == ReadCacheCopy,
 	}
 	for _, id := range c.Disable {
 		if id == "loop" {

@@ -152,6 +152,9 @@ type Guard struct {
 	// guard: a harness keeps one guard per session, and a hint given in an
 	// earlier run of the session is still in the conversation.
 	hinted map[string]bool
+	// loop warnings given, by call key: a warning is given once per
+	// streak, not at every call of it.
+	warned map[uint64]string
 }
 
 // codingTools are rein's coding toolset, assumed when Options.Tools is nil.
@@ -163,7 +166,7 @@ func New(opts Options) *Guard {
 	if opts.Config != nil {
 		cfg = *opts.Config
 	}
-	g := &Guard{s: resolve(cfg), opts: opts, bash: map[string]*bashInfo{}, files: map[string]*fileViews{}, errs: map[string]*errStreak{}, hinted: map[string]bool{}}
+	g := &Guard{s: resolve(cfg), opts: opts, bash: map[string]*bashInfo{}, files: map[string]*fileViews{}, errs: map[string]*errStreak{}, hinted: map[string]bool{}, warned: map[uint64]string{}}
 	g.hist = make([]record, g.s.history)
 	names := opts.Tools
 	if names == nil {
@@ -197,8 +200,8 @@ func (g *Guard) Decide(c Call) Decision {
 	}
 	d.poll = isPoll(c.Tool, c.Args, d.bash)
 	var hit cacheHit
-	if c.Tool == "read" && g.on(RuleReadCache) {
-		hit = g.lookupRead(&c)
+	if (c.Tool == "read" || d.bash != nil) && g.on(RuleReadCache) {
+		hit = g.lookupView(&c, d.bash, d.key)
 	}
 	binary := g.on(RuleMismatch) && g.binaryView(&c, d.bash)
 
@@ -281,9 +284,13 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 	}
 	var view readView
 	var path string
-	if ran && !res.IsError && c.Tool == "read" {
-		if view, path = g.readTarget(c.Args); path != "" && !g.opts.Offline && !stamped {
-			st, stamped = g.stat(path)
+	if ran && !res.IsError && (c.Tool == "read" || c.Tool == "bash") {
+		var buf [512]byte
+		if v, p, ok := g.viewKey(buf[:0], c, bi, key); ok {
+			view, path = v, string(p)
+			if !g.opts.Offline && !stamped {
+				st, stamped = g.stat(path)
+			}
 		}
 	}
 
@@ -307,6 +314,8 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 		case "bash":
 			if bi == nil || bi.modifies {
 				clear(g.files)
+			} else if path != "" {
+				g.storeRead(path, view, c.Turn, epoch, res.Content, text, st, stamped)
 			}
 		}
 	}

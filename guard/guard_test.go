@@ -255,7 +255,7 @@ func TestReadCache(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newSim(t, tt.cfg)
-			s.write("a.txt", "hello")
+			s.write("a.txt", longText)
 			for _, f := range tt.steps {
 				s.run(f(s))
 			}
@@ -268,13 +268,18 @@ func TestReadCache(t *testing.T) {
 				if s.ran != ran {
 					t.Error("a cached read reached the tool")
 				}
-				if !strings.HasPrefix(res.Text(), "[guard read_cache] Unchanged since you read it in turn 1") || !strings.HasSuffix(res.Text(), "\nhello") {
+				want := " has not changed since you read these lines in turn 1; that result is still current, so it was not read again."
+				if !strings.HasPrefix(res.Text(), "[guard read_cache] ") || !strings.HasSuffix(res.Text(), want) {
 					t.Errorf("cached result = %q", res.Text())
 				}
 			}
 		})
 	}
 }
+
+// longText is a file long enough for the read cache to answer a re-read
+// with a reference (MinReferenceChars).
+var longText = strings.Repeat("hello, world\n", 40)
 
 func TestReadCacheNeverStale(t *testing.T) {
 	s := newSim(t, nil)
@@ -299,7 +304,7 @@ func TestReadCacheNeverStale(t *testing.T) {
 // the read copies of the previous one, and cascade counts restart.
 func TestSeveralRuns(t *testing.T) {
 	s := newSim(t, nil)
-	s.write("a.txt", "hello")
+	s.write("a.txt", longText)
 	read := step{turn: 3, tool: "read", args: `{"path":"a.txt"}`}
 	s.run(read)
 	if v := verdict(s.run(read)); v != "cached" {
@@ -475,7 +480,7 @@ func TestUnknownToolMessageListsTools(t *testing.T) {
 }
 
 func TestCachedResultIsNotShared(t *testing.T) {
-	s := newSim(t, nil)
+	s := newSim(t, &Config{ReadCache: ReadCacheCopy})
 	s.write("a.txt", "hello")
 	s.run(step{turn: 1, tool: "read", args: `{"path":"a.txt"}`})
 	r1 := s.run(step{turn: 1, tool: "read", args: `{"path":"a.txt"}`})

@@ -19,6 +19,8 @@ import (
 //   - loop.circuit_breaker: 30 calls without progress by any of the
 //     patterns above end the run: a block the model can ignore forever is
 //     not a breaker.
+//
+// A warning is given once per streak (see onceAStreak).
 
 // record is one call in the window.
 type record struct {
@@ -192,7 +194,28 @@ func (g *Guard) detectLoops(c *Call, key uint64, poll bool) Decision {
 			return m + ". If it is not making progress, change approach instead of repeating it."
 		})
 	}
-	return out
+	return g.onceAStreak(key, out)
+}
+
+// onceAStreak silences a warning already given for the same call and rule
+// in the current streak: a warning repeated at every call costs tokens and
+// says nothing new. The streak ends when the call's count falls below the
+// warning threshold again. Blocks and stops are never silenced. Called
+// with g.mu held.
+func (g *Guard) onceAStreak(key uint64, d Decision) Decision {
+	switch d.Action {
+	case Allow:
+		delete(g.warned, key)
+	case Warn:
+		if g.warned[key] == d.Rule {
+			return Decision{}
+		}
+		if len(g.warned) >= 1024 {
+			clear(g.warned)
+		}
+		g.warned[key] = d.Rule
+	}
+	return d
 }
 
 // level maps a count to its action under the warn and critical thresholds

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,7 +82,7 @@ func TestLoopDetectors(t *testing.T) {
 		{"repeat: ninth call allowed", nil, repeat(9, same), Allow, "", ""},
 		{"repeat: warn at 10", nil, repeat(10, same), Warn, RuleGenericRepeat, "called 10 times with these exact arguments"},
 		{"repeat: block at 20 with identical results", nil, repeat(20, same), Block, RuleGenericRepeat, "same result every time"},
-		{"repeat: only warn at 20 when results change", nil, changing(20), Warn, RuleGenericRepeat, ""},
+		{"repeat: never block when results change (warned once at 10)", nil, changing(20), Allow, "", ""},
 		{"repeat: volatile fields ignored", nil, timed(20), Block, RuleGenericRepeat, ""},
 		{"repeat: arguments in another order", nil, append(repeat(9, same), step{tool: "grep", args: `{"path":".","pattern":"x"}`}), Warn, RuleGenericRepeat, ""},
 		{"repeat: different arguments", nil, append(repeat(9, same), step{tool: "grep", args: `{"pattern":"y","path":"."}`}), Allow, "", ""},
@@ -111,7 +112,7 @@ func TestLoopDetectors(t *testing.T) {
 		{"breaker: stop at 30 identical", nil, repeat(30, same), Stop, RuleCircuitBreaker, "the run was stopped"},
 		{"breaker: 29 only block", nil, repeat(29, same), Block, RuleGenericRepeat, ""},
 		{"breaker: alternating counts", nil, alternate(30, ping, pong), Stop, RuleCircuitBreaker, ""},
-		{"breaker: changing results never stop", nil, changing(40), Warn, RuleGenericRepeat, ""},
+		{"breaker: changing results never stop", nil, changing(40), Allow, "", ""},
 		{"breaker: disabled leaves the block", noBreaker, repeat(35, same), Block, RuleGenericRepeat, ""},
 		{"breaker: threshold from config", &Config{LoopDetection: LoopConfig{CircuitBreakerThreshold: 25}}, repeat(25, same), Stop, RuleCircuitBreaker, ""},
 	}
@@ -204,7 +205,42 @@ func TestBreakerEndsAgentRun(t *testing.T) {
 	if end.Turn != 30 {
 		t.Fatalf("run ended at turn %d, want 30", end.Turn)
 	}
-	if warned != 20 {
-		t.Fatalf("%d warned or blocked results, want 20 (turns 10 to 29)", warned)
+	if warned != 11 {
+		t.Fatalf("%d warned or blocked results, want 11 (a warning at turn 10, blocks at 20 to 29)", warned)
+	}
+}
+
+// TestWarnOncePerStreak checks that a loop warning is given once per
+// streak of the same call, not at every call of it, and again when a new
+// streak reaches the threshold.
+func TestWarnOncePerStreak(t *testing.T) {
+	g := New(Options{Offline: true, Tools: []string{"grep", "read"}})
+	var warns []int
+	turn := 0
+	call := func(args, result string) {
+		turn++
+		res := tool.Text(result)
+		c := Call{Tool: "grep", Args: json.RawMessage(args), Turn: turn, Recorded: &res}
+		d := g.Decide(c)
+		if d.Action == Warn {
+			warns = append(warns, turn)
+		}
+		if d.Action == Block || d.Action == Stop {
+			t.Fatalf("call %d: %s %s", turn, d.Action, d.Rule)
+		}
+		g.Record(c, Decision{}, res)
+	}
+	same := `{"pattern":"x"}`
+	for i := range 19 { // results change: never more than a warning
+		call(same, fmt.Sprint("match ", i))
+	}
+	for i := range 30 { // the streak leaves the window
+		call(fmt.Sprintf(`{"pattern":"y%d"}`, i), "none")
+	}
+	for i := range 10 {
+		call(same, fmt.Sprint("again ", i))
+	}
+	if want := []int{10, 59}; !slices.Equal(warns, want) {
+		t.Fatalf("warnings at calls %v, want %v", warns, want)
 	}
 }

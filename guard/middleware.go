@@ -33,13 +33,14 @@ func (g *Guard) Middleware() tool.Middleware {
 				g.record(&c, &d, &res, stamp{}, false)
 				return res
 			}
-			// A read's file is stamped before it runs, so that a change
-			// made while it runs is noticed at the next read.
+			// A viewed file is stamped before the call runs, so that a
+			// change made while it runs is noticed at the next view.
 			var st stamp
 			stamped := false
-			if c.Tool == "read" && !g.opts.Offline {
-				if _, p := g.readTarget(c.Args); p != "" {
-					st, stamped = g.stat(p)
+			if (c.Tool == "read" || d.bash != nil) && !g.opts.Offline {
+				var buf [512]byte
+				if _, p, ok := g.viewKey(buf[:0], &c, d.bash, d.key); ok {
+					st, stamped = g.stat(string(p))
 				}
 			}
 			res := next(ctx, call)

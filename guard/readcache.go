@@ -9,17 +9,37 @@ import (
 	"github.com/reinhq/rein/llm"
 )
 
-// Rule read_cache: a re-read of the same view of a file (same path,
-// offset and limit) up to ReadCacheTurns turns after the read is answered
-// from the cache, marked as cached, without touching the disk. A write or
-// edit of the file, or a bash command that may modify files, drops the
-// cached copies. Stale content is never served: a live guard compares the
-// file's size and modification time with those it had when it was read;
-// an offline guard (replay) compares the recorded result of the re-read
-// with the cached copy.
+// Rule read_cache: a re-read of the same view of a file up to
+// ReadCacheTurns turns after the read is not run again. The view is a
+// read call's path, offset and limit, or a bash command that only views
+// one file of the workspace (cat, head, sed -n …, as mismatch recognises
+// them). By default the call is answered with a short note saying that
+// the earlier result is unchanged and still current, since it is still in
+// the conversation: the tokens of the output are saved. Results shorter
+// than MinReferenceChars run again (the note would cost about as much),
+// and with "readCache": "copy" a read is answered with the cached copy
+// instead, as pi's harness does.
+//
+// A write or edit of the file, or a bash command that may modify files,
+// drops the cached views, and so does ForgetReads, which the harness calls
+// when earlier results leave the conversation (masking, compaction).
+// Stale content is never pointed at: a live guard compares the file's size
+// and modification time with those it had before it was read; an offline
+// guard (replay) compares the recorded result of the re-read with the
+// cached one.
 
-// readView is the part of a file a read call asks for.
-type readView struct{ offset, limit int }
+// MinReferenceChars is the shortest result the read cache answers with a
+// reference to the earlier result: below it the note saves little or
+// nothing.
+const MinReferenceChars = 400
+
+// readView is the part of a file a call asks for: a read's offset and
+// limit, or for a bash view the command's call key (cat -n, sed -n and nl
+// show the same lines differently).
+type readView struct {
+	offset, limit int
+	cmd           uint64
+}
 
 // stamp is what identifies a version of a file on disk.
 type stamp struct{ size, mtime int64 }
@@ -30,6 +50,7 @@ type cachedView struct {
 	turn, epoch int
 	content     []llm.Content
 	text        uint64 // exact hash of the text, for offline comparison
+	chars       int    // length of the text
 	st          stamp
 	stamped     bool
 }
@@ -39,7 +60,7 @@ type fileViews struct {
 	views []cachedView
 }
 
-// cacheHit is a cached view found for a read call, checked fresh.
+// cacheHit is a cached view found for a call, checked fresh.
 type cacheHit struct {
 	fv *fileViews
 	cv cachedView
@@ -48,16 +69,17 @@ type cacheHit struct {
 // maxCachedFiles bounds the cache; older entries are dropped first.
 const maxCachedFiles = 256
 
-// lookupRead finds a fresh cached copy for a read call. It takes the lock
-// only to look, so that the file check happens outside it.
-func (g *Guard) lookupRead(c *Call) cacheHit {
+// lookupView finds a fresh cached copy for a call that views a file (see
+// viewKey); key is the call's key. It takes the lock only to look, so that
+// the file check happens outside it.
+func (g *Guard) lookupView(c *Call, bi *bashInfo, key uint64) cacheHit {
 	var buf [512]byte
-	view, key, ok := g.readKey(buf[:0], c.Args)
+	view, path, ok := g.viewKey(buf[:0], c, bi, key)
 	if !ok {
 		return cacheHit{}
 	}
 	g.mu.Lock()
-	fv := g.files[string(key)]
+	fv := g.files[string(path)]
 	var cv cachedView
 	found := false
 	if fv != nil {
@@ -89,11 +111,45 @@ func (g *Guard) decideReadCache(c *Call, hit cacheHit) (Decision, bool) {
 	if age := c.Turn - hit.cv.turn; hit.cv.epoch != g.epoch || age < 0 || age > g.s.readTurns {
 		return Decision{}, false
 	}
-	marker := "[guard read_cache] Unchanged since you read it in turn " + strconv.Itoa(hit.cv.turn) + "; this is the cached copy."
-	content := make([]llm.Content, 0, len(hit.cv.content)+1)
-	content = append(content, llm.Text(marker+"\n"))
-	content = append(content, hit.cv.content...)
-	return Decision{Action: Cached, Rule: RuleReadCache, Message: marker, Content: content}, true
+	turn := strconv.Itoa(hit.cv.turn)
+	if g.s.copyReads {
+		marker := "[guard read_cache] Unchanged since you read it in turn " + turn + "; this is the cached copy."
+		content := make([]llm.Content, 0, len(hit.cv.content)+1)
+		content = append(content, llm.Text(marker+"\n"))
+		content = append(content, hit.cv.content...)
+		return Decision{Action: Cached, Rule: RuleReadCache, Message: marker, Content: content}, true
+	}
+	if hit.cv.chars < MinReferenceChars {
+		return Decision{}, false
+	}
+	var msg string
+	if hit.cv.view.cmd != 0 {
+		msg = "[guard read_cache] The file has not changed since " + describe(c) + " ran in turn " + turn +
+			"; that output is still current, so the command was not run again."
+	} else {
+		msg = "[guard read_cache] " + shorten(viewPath(c.Args), 80) + " has not changed since you read these lines in turn " + turn +
+			"; that result is still current, so it was not read again."
+	}
+	return Decision{Action: Cached, Rule: RuleReadCache, Message: msg, Content: []llm.Content{llm.Text(msg)}}, true
+}
+
+// viewPath is the path a read call names, as the model wrote it.
+func viewPath(args []byte) string {
+	if s, ok := fieldString(args, "path"); ok {
+		return s
+	}
+	s, _ := fieldString(args, "file_path")
+	return s
+}
+
+// ForgetReads drops every cached view. A harness calls it when earlier
+// tool results leave the conversation the model sees (masking, a
+// compaction): the read cache answers a re-read by pointing at the
+// earlier result, which must still be there.
+func (g *Guard) ForgetReads() {
+	g.mu.Lock()
+	clear(g.files)
+	g.mu.Unlock()
 }
 
 // storeRead keeps the content of a successful read. Called with g.mu held.
@@ -113,7 +169,10 @@ func (g *Guard) storeRead(path string, view readView, turn, epoch int, content [
 		fv = &fileViews{path: path}
 		g.files[path] = fv
 	}
-	cv := cachedView{view: view, turn: turn, epoch: epoch, content: slices.Clone(content), text: exactHash(text), st: st, stamped: stamped}
+	cv := cachedView{view: view, turn: turn, epoch: epoch, text: exactHash(text), chars: len(text), st: st, stamped: stamped}
+	if g.s.copyReads {
+		cv.content = slices.Clone(content)
+	}
 	for i := range fv.views {
 		if fv.views[i].view == view {
 			fv.views = append(fv.views[:i], fv.views[i+1:]...)
@@ -141,6 +200,24 @@ func (g *Guard) readKey(dst []byte, args []byte) (readView, []byte, bool) {
 	v.offset, _ = fieldInt(args, "offset")
 	v.limit, _ = fieldInt(args, "limit")
 	return v, resolvePath(dst, g.opts.Workdir, p), true
+}
+
+// viewKey writes into dst the resolved path of the file a call views and
+// returns it with the view: a read's path, offset and limit, or a bash
+// command that only views one file inside the workspace, keyed by the
+// command (key). ok is false for any other call, and for bash views in
+// copy mode (pi's cache knows reads only).
+func (g *Guard) viewKey(dst []byte, c *Call, bi *bashInfo, key uint64) (v readView, path []byte, ok bool) {
+	switch c.Tool {
+	case "read":
+		return g.readKey(dst, c.Args)
+	case "bash":
+		if g.s.copyReads || bi == nil || bi.suggest == nil || bi.suggest.tool != "read" || !g.reaches(bi.suggest.paths) {
+			return readView{}, nil, false
+		}
+		return readView{cmd: key | 1}, resolvePath(dst, g.opts.Workdir, []byte(bi.suggest.paths[0])), true
+	}
+	return readView{}, nil, false
 }
 
 // readTarget returns the view and resolved path a read, write or edit

@@ -232,3 +232,12 @@ func sameMessage(a, b *llm.Message) bool {
 	}
 	return true
 }
+
+// forgetReads tells the guard that earlier tool results left the
+// conversation (masking, a compaction): its read cache answers re-reads
+// by pointing at earlier results, which must still be there.
+func (h *Harness) forgetReads() {
+	if h.guard != nil {
+		h.guard.ForgetReads()
+	}
+}

@@ -186,6 +186,7 @@ func (h *Harness) Handoff(ctx context.Context, o HandoffOptions) (briefing strin
 	if _, err := h.append(session.Entry{Type: session.TypeCustom, Kind: "rein.context.handoff", Data: data}, false); err != nil {
 		return summary, &Error{Code: CodeStore, Op: op, Err: err}
 	}
+	h.forgetReads()
 	if err := h.notify(ctx, Event{Event: agent.Event{Type: EventAfterCompaction, Detail: rep.detail()}, Compaction: &rep}); err != nil {
 		return summary, wrap(op, CodeHook, err)
 	}

@@ -203,6 +203,7 @@ func (w *window) recordMask(m compact.Masking) error {
 		return &Error{Code: CodeStore, Op: "mask", Err: err}
 	}
 	w.mask = m
+	w.r.h.forgetReads()
 	return nil
 }
 

@@ -74,6 +74,7 @@ func (h *Harness) writeCompaction(ctx context.Context, p *plan, summary string, 
 	if err != nil {
 		return session.Entry{}, &Error{Code: classifyStore(err), Op: "compact", Err: err}
 	}
+	h.forgetReads()
 	if err := notify(Event{Event: agent.Event{Type: EventCompaction}, Entry: &entry}); err != nil {
 		return entry, err
 	}

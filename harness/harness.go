@@ -52,6 +52,7 @@ type Harness struct {
 	clock   func() time.Time
 	wc      *tool.Tool // the work_complete tool (strict mode)
 	cx      *contextState
+	guard   *guard.Guard // nil with NoGuards
 
 	gate      *permission.Gate   // nil without Options.Permissions
 	approvals *permission.Broker // nil without Options.Approvals
@@ -124,6 +125,7 @@ func New(o Options) (*Harness, error) {
 	}
 	mw := o.Middleware
 	systemFunc := o.SystemFunc
+	var g *guard.Guard
 	if o.Prompt != nil {
 		mw = append([]tool.Middleware{o.Prompt.Middleware()}, mw...)
 		if systemFunc == nil {
@@ -131,7 +133,7 @@ func New(o Options) (*Harness, error) {
 		}
 	}
 	if !o.NoGuards {
-		g := o.Guard
+		g = o.Guard
 		if g == nil {
 			var names []string
 			if o.Tools != nil {
@@ -145,7 +147,7 @@ func New(o Options) (*Harness, error) {
 	if err != nil {
 		return nil, &Error{Code: CodeConfig, Op: op, Err: err}
 	}
-	h := &Harness{cx: cx,
+	h := &Harness{cx: cx, guard: g,
 		store: o.Store, hooks: o.Hooks, stop: o.Stop, mw: mw,
 		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),

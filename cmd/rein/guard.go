@@ -242,8 +242,12 @@ func (o *guardTable) summary(s replay.Summary) error {
 		}
 	}
 	t := s.Tokens
-	fmt.Fprintf(w, "  tokens (characters/4; request prefixes as recorded, else estimated): net %+d = %d saved (output not fetched again, everything after a stop) - %d added by guard messages - %d for the extra round trips of blocks; %d re-served from the read cache\n",
-		t.Net, t.Saved, t.Added, t.RoundTrip, s.TokensCached)
+	fmt.Fprintf(w, "  tokens (characters/4; request prefixes as recorded, else estimated): net %+d = %d saved (output not sent again: unchanged views, blocked repeats, everything after a stop) - %d added by guard messages - %d for the extra round trips of blocks",
+		t.Net, t.Saved, t.Added, t.RoundTrip)
+	if s.TokensCached > 0 {
+		fmt.Fprintf(w, "; %d re-served as cached copies", s.TokensCached)
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 

@@ -73,15 +73,17 @@ func TestGuardReplayFormats(t *testing.T) {
 		{piFixtures + "session-read-tool-then-followup.jsonl", map[string]int{"allow": 1}, nil},
 		{piFixtures + "events-sample.jsonl", map[string]int{"allow": 1}, nil},
 		{sweFixtures + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", map[string]int{"allow": 12}, nil},
-		{guardSamples + "rein-session.jsonl", map[string]int{"allow": 3, "hint": 2, "cached": 1},
-			map[string]map[string]int{"mismatch": {"hint": 2}, "read_cache": {"cached": 1}}},
-		{guardSamples + "claude-code-session.jsonl", map[string]int{"allow": 10, "hint": 1, "block": 1, "cached": 1},
-			map[string]map[string]int{"error_retry": {"block": 1}, "mismatch": {"hint": 1}, "read_cache": {"cached": 1}}},
-		{guardSamples + "claude-stream.jsonl", map[string]int{"allow": 12, "hint": 1, "warn": 3},
-			map[string]map[string]int{"loop.poll_no_progress": {"warn": 3}, "mismatch": {"hint": 1}}},
-		{guardSamples + "neutral.jsonl", map[string]int{"allow": 24, "hint": 1, "block": 3, "cached": 1},
+		// The re-reads in these samples are too short to be answered with a
+		// reference; a loop warning is given once per streak.
+		{guardSamples + "rein-session.jsonl", map[string]int{"allow": 4, "hint": 2},
+			map[string]map[string]int{"mismatch": {"hint": 2}}},
+		{guardSamples + "claude-code-session.jsonl", map[string]int{"allow": 11, "hint": 1, "block": 1},
+			map[string]map[string]int{"error_retry": {"block": 1}, "mismatch": {"hint": 1}}},
+		{guardSamples + "claude-stream.jsonl", map[string]int{"allow": 14, "hint": 1, "warn": 1},
+			map[string]map[string]int{"loop.poll_no_progress": {"warn": 1}, "mismatch": {"hint": 1}}},
+		{guardSamples + "neutral.jsonl", map[string]int{"allow": 25, "hint": 1, "block": 3},
 			map[string]map[string]int{"cascade": {"block": 1}, "error_retry": {"block": 1}, "loop.unknown_tool": {"block": 1},
-				"mismatch": {"hint": 1}, "passthrough": {"allow": 1}, "read_cache": {"cached": 1}}},
+				"mismatch": {"hint": 1}, "passthrough": {"allow": 1}}},
 	}
 	for i := range tests {
 		tests[i].file = mustAbs(t, tests[i].file)
@@ -152,9 +154,9 @@ func TestGuardReplayTable(t *testing.T) {
 		"LINE  #   TURN  TOOL",
 		"hint      mismatch",
 		"Summary: 2 files, 45 calls\n",
-		"decisions: allow 36, hint 2, warn 3, cached 1, block 3\n",
-		"    mismatch               hint 2    net -62 ",
-		"    loop.poll_no_progress  warn 3    net -162 ",
+		"decisions: allow 39, hint 2, warn 1, block 3\n",
+		"    mismatch               hint 2   net -62 ",
+		"    loop.poll_no_progress  warn 1   net -54 ",
 		"tokens (characters/4; request prefixes as recorded, else estimated): net -",
 	} {
 		if !strings.Contains(stdout, want) {
@@ -277,7 +279,8 @@ func TestGuardReplayUsageErrors(t *testing.T) {
 // unchanged, and unknown tools stay unknown once the guard answers them.
 func TestGuardReplayOfOwnSession(t *testing.T) {
 	ws := t.TempDir()
-	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+	// Long enough for a re-read to be answered with a reference.
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte(strings.Repeat("alpha\n", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// Every reply says something new, so that the harness's own stall
@@ -290,6 +293,7 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 	lines := []string{
 		call("read", `{"path": "a.txt"}`),
 		call("read", `{"path": "a.txt"}`),
+		call("bash", `{"command": "cat a.txt"}`),
 		call("bash", `{"command": "cat a.txt"}`),
 	}
 	for range 3 {
@@ -342,6 +346,9 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 	}
 	if diff := cmp.Diff(live, replayed); diff != "" {
 		t.Fatalf("replay differs from the live decisions (-live +replay):\n%s", diff)
+	}
+	if live[1] != "cached:read_cache" || live[3] != "cached:read_cache" {
+		t.Errorf("the re-read and the repeated cat were not answered from the cache: %v", live[:4])
 	}
 	for _, want := range []string{"cached:read_cache", "hint:mismatch", "block:error_retry", "block:loop.unknown_tool", "stop:loop.circuit_breaker"} {
 		if !slices.Contains(live, want) {

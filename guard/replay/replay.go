@@ -14,6 +14,8 @@
 package replay
 
 import (
+	"strings"
+
 	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
@@ -106,9 +108,11 @@ type Summary struct {
 	// each rule ("skipped" for the calls after a stop).
 	Tokens Account            `json:"tokens"`
 	ByRule map[string]Account `json:"tokens_by_rule,omitempty"`
-	// TokensCached estimates the tokens of reads answered from the cache.
-	// These are still sent to the model (the cached copy is returned);
-	// what is saved is the tool run, not tokens.
+	// TokensCached estimates the tokens of reads answered with a cached
+	// copy ("readCache": "copy"). These are still sent to the model; what
+	// is saved is the tool run, not tokens. (By default a re-read is
+	// answered with a reference to the earlier result, and its output is
+	// counted as saved.)
 	TokensCached int `json:"tokens_cached"`
 	// Malformed counts the input lines that were skipped.
 	Malformed int `json:"malformed_lines"`
@@ -183,6 +187,12 @@ func (s *Summary) charge(rule string, t Account) {
 // notRun reports whether the recording's guard kept the call from running.
 func notRun(c *Call) bool { return c.Guarded == "block" || c.Guarded == "stop" }
 
+// referenced reports whether the recording's guard answered the call with
+// a reference to an earlier result: its output is not in the recording.
+func referenced(c *Call) bool {
+	return c.Guarded == "cached" && !strings.Contains(c.Result, "\n")
+}
+
 // refetched reports whether a model told about a block of rule would
 // fetch the same output another way: a redirect to a dedicated tool, or
 // a call deferred to the next turn.
@@ -199,6 +209,7 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		tools = s.Tools
 	}
 	g := guard.New(guard.Options{Config: opts.Config, Offline: true, Tools: tools, Workdir: opts.Workdir})
+	copies := opts.Config != nil && opts.Config.ReadCache == guard.ReadCacheCopy
 	sum := Summary{Files: 1, Calls: len(s.Calls), Malformed: len(s.Problems)}
 	sum.init()
 	sum.Formats[string(s.Format)]++
@@ -222,6 +233,9 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		content[0] = llm.Text(c.Result)
 		res = tool.Result{Content: content, IsError: c.IsError}
 		gc := guard.Call{Tool: c.Tool, Args: c.Args, Turn: c.Turn, Unknown: c.Unknown, Recorded: &res}
+		if referenced(c) {
+			gc.Recorded = nil // unknown: the cache is trusted, as it was live
+		}
 		d := g.Decide(gc)
 		e.Decision, e.Rule, e.Message = d.Action.String(), d.Rule, d.Message
 		var t Account
@@ -229,8 +243,15 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		case guard.Hint, guard.Warn:
 			t.Added = Tokens(len(d.Message))
 		case guard.Cached:
-			sum.TokensCached += Tokens(len(c.Result))
 			t.Added = Tokens(len(d.Message))
+			switch {
+			case copies:
+				sum.TokensCached += Tokens(len(c.Result))
+			case !referenced(c):
+				// The output is not sent again: the earlier result it
+				// repeats is still in the conversation.
+				t.Saved = Tokens(len(c.Result))
+			}
 		case guard.Block:
 			t.Added = Tokens(len(d.Message))
 			switch {
@@ -270,6 +291,8 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		switch {
 		case notRun(c):
 			rd = guard.Decision{Action: guard.Block, Rule: c.GuardRule}
+		case referenced(c):
+			rd = guard.Decision{Action: guard.Cached, Rule: guard.RuleReadCache}
 		case rd.Action != guard.Cached:
 			rd.Action = guard.Allow
 		}
