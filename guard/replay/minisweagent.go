@@ -96,7 +96,7 @@ func readMiniSWE(data []byte) (*Session, error) {
 	s := &Session{Format: FormatMiniSWE}
 	seen, turn, assistants := 0, 0, 0
 	for i, m := range t.Messages {
-		text := contentText(m.Content)
+		text := miniText(m.Content)
 		if m.Role != "assistant" {
 			seen += len(text)
 			continue
@@ -106,7 +106,7 @@ func readMiniSWE(data []byte) (*Session, error) {
 		prefix := Tokens(seen)
 		seen += len(text)
 		for _, tc := range m.ToolCalls {
-			seen += len(tc.Function.Arguments)
+			seen += len(tc.Function.Name) + len(argsText(tc.Function.Arguments))
 		}
 		next := t.Messages[i+1:]
 		if len(next) > 0 && miniFormatError(next[0]) {
@@ -115,7 +115,7 @@ func readMiniSWE(data []byte) (*Session, error) {
 		for _, c := range miniCommands(m, text) {
 			call := Call{Turn: turn, ID: c.id, Tool: "bash", Args: bashArgs(c.command), Prefix: prefix}
 			if obs, ok := miniObservation(next, c.id); ok {
-				call.Result = contentText(obs.Content)
+				call.Result = miniText(obs.Content)
 				call.IsError = miniFailed(obs, call.Result)
 			}
 			s.Calls = append(s.Calls, call)
@@ -143,12 +143,7 @@ func miniCommands(m miniMessage, text string) []miniCommand {
 		if tc.Function.Name != "bash" {
 			continue // rejected by mini-swe-agent: unknown tool
 		}
-		// OpenAI gives the arguments as a JSON string, some providers as
-		// the object itself.
-		args := []byte(tc.Function.Arguments)
-		if s, ok := stringValue(args); ok {
-			args = []byte(s)
-		}
+		args := argsText(tc.Function.Arguments)
 		var a struct {
 			Command jsontext.Value `json:"command"`
 		}
@@ -180,6 +175,24 @@ func miniCommands(m miniMessage, text string) []miniCommand {
 	return []miniCommand{{command: strings.TrimSpace(blocks[0][1])}}
 }
 
+// miniText is the text of a message's content: a string, or the text
+// parts of a list; null (a reply that is only tool calls) is no text.
+func miniText(raw jsontext.Value) string {
+	if string(raw) == "null" {
+		return ""
+	}
+	return contentText(raw)
+}
+
+// argsText is the text of a tool call's arguments: OpenAI gives them as a
+// JSON string holding the object, some providers as the object itself.
+func argsText(raw jsontext.Value) []byte {
+	if s, ok := stringValue(raw); ok {
+		return []byte(s)
+	}
+	return raw
+}
+
 // miniObservation finds the message that reports the result of a command:
 // the "tool" message with the call's id, or else the first message after
 // the assistant's when it is not another assistant message.
@@ -209,7 +222,7 @@ func miniFormatError(m miniMessage) bool {
 	if m.Role != "user" {
 		return false
 	}
-	head := contentText(m.Content)
+	head := miniText(m.Content)
 	if len(head) > 300 {
 		head = head[:300]
 	}
