@@ -25,9 +25,18 @@ type miniTraj struct {
 	} `json:"info"`
 }
 
+// miniMessage is one message of a trajectory. Chat-completion models give
+// role/content (with tool_calls and "tool" replies when calling tools);
+// the Responses API models of 2.x store each reply as the response object
+// ("object": "response", the function calls in "output") and each result
+// as a "function_call_output" item.
 type miniMessage struct {
 	Role       string         `json:"role"`
 	Content    jsontext.Value `json:"content"`
+	Object     string         `json:"object"`
+	Type       string         `json:"type"`
+	Output     jsontext.Value `json:"output"`
+	CallID     string         `json:"call_id"`
 	ToolCallID string         `json:"tool_call_id"`
 	ToolCalls  []struct {
 		ID       string `json:"id"`
@@ -60,16 +69,18 @@ var (
 // such messages. It returns an error wrapping errNoMessages when data has
 // no messages list, so that the caller can try other formats.
 //
-// Each assistant message is one turn. Its command is, in this order:
-// the "bash" tool calls of a tool-calling model (each a call, paired with
-// the "tool" message that answers its id); the commands in
-// extra.actions; the single ```mswea_bash_command (2.x) or ```bash (1.x)
-// block of its text. A text reply with no block or several is what
-// mini-swe-agent rejects with a format error, and gives no call; so does
-// a reply whose next message is a format error. A call's result is the
-// next user (or matching tool) message; its exit status is the
-// <returncode> that message starts with, or its extra.returncode, and a
-// non-zero one, or a timed-out command, is an error. The submission
+// Each reply (an assistant message, or a Responses API response object)
+// is one turn. Its commands are, in this order: the "bash" tool calls of a
+// tool-calling model; the commands in extra.actions (where a Responses
+// API reply has its function calls); the single ```mswea_bash_command
+// (2.x) or ```bash (1.x) block of its text. A text reply with no block or
+// several is what mini-swe-agent rejects with a format error, and gives no
+// call; so does a reply whose next message is a format error (1.x keeps
+// such replies, 2.x records only the error). A call's result is the
+// "tool" message or "function_call_output" item with its id, or else the
+// next user message; its exit status is the <returncode> that result
+// starts with, or its extra.returncode, and a non-zero one, or a
+// timed-out command, is an error. The submission
 // (echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT, MINI_SWE_AGENT_FINAL_OUTPUT
 // in 1.x) is an ordinary bash call whose result is the submission.
 //
@@ -96,8 +107,8 @@ func readMiniSWE(data []byte) (*Session, error) {
 	s := &Session{Format: FormatMiniSWE}
 	seen, turn, assistants := 0, 0, 0
 	for i, m := range t.Messages {
-		text := miniText(m.Content)
-		if m.Role != "assistant" {
+		text := m.text()
+		if !m.reply() {
 			seen += len(text)
 			continue
 		}
@@ -115,7 +126,7 @@ func readMiniSWE(data []byte) (*Session, error) {
 		for _, c := range miniCommands(m, text) {
 			call := Call{Turn: turn, ID: c.id, Tool: "bash", Args: bashArgs(c.command), Prefix: prefix}
 			if obs, ok := miniObservation(next, c.id); ok {
-				call.Result = miniText(obs.Content)
+				call.Result = obs.text()
 				call.IsError = miniFailed(obs, call.Result)
 			}
 			s.Calls = append(s.Calls, call)
@@ -175,13 +186,68 @@ func miniCommands(m miniMessage, text string) []miniCommand {
 	return []miniCommand{{command: strings.TrimSpace(blocks[0][1])}}
 }
 
-// miniText is the text of a message's content: a string, or the text
-// parts of a list; null (a reply that is only tool calls) is no text.
+// reply reports whether m is a model reply: an assistant message, or a
+// Responses API response object.
+func (m *miniMessage) reply() bool { return m.Role == "assistant" || m.Object == "response" }
+
+// text is the text of a message as the model sees it: its content; for a
+// response object the text of its output messages and its function calls;
+// for a function_call_output item its output.
+func (m *miniMessage) text() string {
+	switch {
+	case m.Object == "response":
+		var items []struct {
+			Type      string         `json:"type"`
+			Content   jsontext.Value `json:"content"`
+			Name      string         `json:"name"`
+			Arguments jsontext.Value `json:"arguments"`
+		}
+		if unmarshal(m.Output, &items) != nil {
+			return ""
+		}
+		var b strings.Builder
+		for _, it := range items {
+			switch it.Type {
+			case "message":
+				b.WriteString(miniText(it.Content))
+			case "function_call":
+				b.WriteString(it.Name)
+				b.Write(argsText(it.Arguments))
+			}
+		}
+		return b.String()
+	case m.Type == "function_call_output":
+		return miniText(m.Output)
+	}
+	return miniText(m.Content)
+}
+
+// miniText is the text of a content value: a string, or the text of the
+// parts of a list (text, input_text and output_text parts alike); null (a
+// reply that is only tool calls) is no text.
 func miniText(raw jsontext.Value) string {
-	if string(raw) == "null" {
+	if len(raw) == 0 || string(raw) == "null" {
 		return ""
 	}
-	return contentText(raw)
+	if raw[0] != '[' {
+		return contentText(raw)
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if unmarshal(raw, &parts) != nil {
+		return contentText(raw)
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Text != nil {
+			b.WriteString(*p.Text)
+		} else {
+			b.WriteString("[" + p.Type + "]")
+		}
+	}
+	return b.String()
 }
 
 // argsText is the text of a tool call's arguments: OpenAI gives them as a
@@ -194,20 +260,20 @@ func argsText(raw jsontext.Value) []byte {
 }
 
 // miniObservation finds the message that reports the result of a command:
-// the "tool" message with the call's id, or else the first message after
-// the assistant's when it is not another assistant message.
+// the "tool" message or "function_call_output" item with the call's id, or
+// else the first message after the reply when it is not another reply.
 func miniObservation(next []miniMessage, id string) (miniMessage, bool) {
 	if id != "" {
 		for _, m := range next {
-			if m.Role == "assistant" {
+			if m.reply() {
 				break
 			}
-			if m.Role == "tool" && m.ToolCallID == id {
+			if m.Role == "tool" && m.ToolCallID == id || m.Type == "function_call_output" && m.CallID == id {
 				return m, true
 			}
 		}
 	}
-	if len(next) > 0 && (next[0].Role == "user" || next[0].Role == "tool" && id == "") {
+	if len(next) > 0 && (next[0].Role == "user" || id == "" && (next[0].Role == "tool" || next[0].Type == "function_call_output")) {
 		return next[0], true
 	}
 	return miniMessage{}, false
@@ -222,7 +288,7 @@ func miniFormatError(m miniMessage) bool {
 	if m.Role != "user" {
 		return false
 	}
-	head := miniText(m.Content)
+	head := m.text()
 	if len(head) > 300 {
 		head = head[:300]
 	}

@@ -151,6 +151,26 @@ func TestReadMiniSWEV2ToolCalls(t *testing.T) {
 	}
 }
 
+// TestReadMiniSWEResponsesAPI reads the shape of 2.x's Responses API
+// models: each reply is the response object, its function calls listed
+// in extra.actions, each answered by a function_call_output item.
+func TestReadMiniSWEResponsesAPI(t *testing.T) {
+	traj := `{"trajectory_format": "mini-swe-agent-1.1", "messages": [
+  {"role": "system", "content": "sys"},
+  {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "task"}]},
+  {"id": "resp_1", "object": "response", "output": [
+    {"type": "reasoning", "summary": []},
+    {"type": "function_call", "call_id": "fc_1", "name": "bash", "arguments": "{\"command\": \"false\"}"}
+  ], "extra": {"actions": [{"command": "false", "tool_call_id": "fc_1"}]}},
+  {"type": "function_call_output", "call_id": "fc_1", "output": "<returncode>1</returncode>\n<output>\n</output>", "extra": {"returncode": 1}}
+]}`
+	s, err := readString(t, traj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkMiniCalls(t, s, []miniCall{{1, "false", true, Tokens(3 + 4), "<returncode>1</returncode>"}})
+}
+
 // TestReadMiniSWEFormatErrors covers replies that run nothing: no block,
 // two blocks, and one block that mini-swe-agent rejected anyway (its next
 // message is a format error). A timed-out command is an error.
