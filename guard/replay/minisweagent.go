@@ -136,9 +136,9 @@ func readMiniSWE(data []byte) (*Session, error) {
 	case len(s.Calls) > 0:
 		return s, nil
 	case !marked:
-		return nil, fmt.Errorf(`%w (a JSON object with "messages", but no mini-swe-agent trajectory_format or info.mini_version, and none of its %d assistant messages has a bash command)`, ErrUnrecognised, assistants)
+		return nil, fmt.Errorf(`%w (chat messages, but no mini-swe-agent trajectory_format or info.mini_version, and none of the %d replies has a bash command)`, ErrUnrecognised, assistants)
 	default:
-		return nil, fmt.Errorf("refused: a mini-swe-agent trajectory (%s) in which none of the %d assistant messages has a command to replay", cmpOr(t.TrajectoryFormat, "version "+t.Info.MiniVersion), assistants)
+		return nil, fmt.Errorf("refused: a mini-swe-agent trajectory (%s) in which none of the %d replies has a command to replay", cmpOr(t.TrajectoryFormat, "version "+t.Info.MiniVersion), assistants)
 	}
 }
 

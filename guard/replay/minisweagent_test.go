@@ -229,8 +229,8 @@ func TestReadMiniSWERefusals(t *testing.T) {
 		says         string
 	}{
 		{"marked, no command", `{"trajectory_format": "mini-swe-agent-1", "messages": [{"role": "user", "content": "t"}, {"role": "assistant", "content": "thinking, no block"}]}`,
-			false, "none of the 1 assistant messages has a command"},
-		{"marked, no assistant", "{\n\"info\": {\"mini_version\": \"1.7.0\"},\n\"messages\": []\n}", false, "none of the 0 assistant messages"},
+			false, "none of the 1 replies has a command"},
+		{"marked, no assistant", "{\n\"info\": {\"mini_version\": \"1.7.0\"},\n\"messages\": []\n}", false, "none of the 0 replies"},
 		{"chat log", "{\n\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", \"content\": \"hello\"}]\n}", true, "no mini-swe-agent trajectory_format"},
 	}
 	for _, tt := range tests {
