@@ -45,7 +45,8 @@ decided it at that point, then recorded with its recorded result.
 
 Inputs (the format is detected from the content): rein session logs, pi session
 files and pi --mode json streams, Claude Code session files and stream-json
-logs, SWE-agent .traj files, and neutral JSONL with one call per line:
+logs, SWE-agent .traj files, mini-swe-agent .traj.json files, and neutral JSONL
+with one call per line:
   {"turn": 1, "tool": "bash", "args": {"command": "cat a.txt"}, "result": "…", "is_error": false}
 
 The configuration is the one the working directory would use

@@ -32,6 +32,9 @@ const (
 	FormatClaudeStream Format = "claude-stream-json"
 	// FormatSWEAgent is a SWE-agent trajectory (.traj, one JSON object).
 	FormatSWEAgent Format = "swe-agent"
+	// FormatMiniSWE is a mini-swe-agent trajectory (.traj.json, one JSON
+	// object holding the conversation in "messages").
+	FormatMiniSWE Format = "mini-swe-agent"
 	// FormatNeutral is one call per line: {"turn", "tool", "args",
 	// "result", "is_error"}.
 	FormatNeutral Format = "neutral"
@@ -144,7 +147,7 @@ func (e *LineError) Unwrap() error { return e.Err }
 
 // ErrUnrecognised is returned (wrapped) when a recording is in none of the
 // known formats.
-var ErrUnrecognised = errors.New("not a recognised recording (rein or pi session, pi events, Claude Code session or stream-json, SWE-agent .traj, or neutral JSONL)")
+var ErrUnrecognised = errors.New("not a recognised recording (rein or pi session, pi events, Claude Code session or stream-json, SWE-agent .traj, mini-swe-agent .traj.json, or neutral JSONL)")
 
 // ErrMostlyUnrecognised is returned (wrapped) when most lines of a
 // recording do not fit the format its first lines were detected as.
@@ -163,8 +166,10 @@ func Read(r io.Reader, name string) (*Session, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
 		return nil, fmt.Errorf("%s: empty input", name)
 	}
-	// A .traj file is one (usually pretty-printed) JSON object.
-	if !json.Valid(first) || bytes.Contains(first, []byte(`"trajectory"`)) || bytes.Contains(first, []byte(`"history"`)) {
+	// A .traj file (SWE-agent's, or mini-swe-agent's .traj.json) is one
+	// (usually pretty-printed) JSON object.
+	if !json.Valid(first) || bytes.Contains(first, []byte(`"trajectory"`)) || bytes.Contains(first, []byte(`"history"`)) ||
+		bytes.Contains(first, []byte(`"messages"`)) {
 		data, err := io.ReadAll(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
@@ -172,6 +177,14 @@ func Read(r io.Reader, name string) (*Session, error) {
 		if s, err := readSWEAgent(data); err == nil {
 			return s, nil
 		} else if !errors.Is(err, ErrUnrecognised) {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		// A document with a "messages" list is read as mini-swe-agent's or
+		// refused with the reason; only one without goes on to the
+		// line-based formats.
+		if s, err := readMiniSWE(data); err == nil {
+			return s, nil
+		} else if !errors.Is(err, errNoMessages) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		br = bufio.NewReader(bytes.NewReader(data))
