@@ -26,7 +26,7 @@ func TestConcurrentCalls(t *testing.T) {
 	// Cascade is set out of reach: goroutines that happen to run in step
 	// make long streaks of one tool, which cascade rightly blocks, and this
 	// test is about the state staying consistent, not about streaks.
-	g := New(Options{Workdir: dir, Config: &Config{Tools: map[string]ToolConfig{"*": {CascadeThreshold: 1 << 20}}}})
+	g := New(Options{Workdir: dir, Config: &Config{Mismatch: MismatchAlways, Tools: map[string]ToolConfig{"*": {CascadeThreshold: 1 << 20}}}})
 	var ran atomic.Int64
 	h := g.Middleware()(func(ctx context.Context, call *tool.Call) tool.Result {
 		ran.Add(1)

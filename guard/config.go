@@ -20,6 +20,7 @@ const (
 	RulePassthrough    = "passthrough"
 	RuleErrorRetry     = "error_retry"
 	RuleReadCache      = "read_cache"
+	RuleSameOutput     = "same_output"
 	RuleCascade        = "cascade"
 	RuleMismatch       = "mismatch"
 	RuleGenericRepeat  = "loop.generic_repeat"
@@ -31,7 +32,7 @@ const (
 
 // Rules returns every rule id in evaluation order.
 func Rules() []string {
-	return []string{RulePassthrough, RuleErrorRetry, RuleReadCache, RuleCascade, RuleMismatch,
+	return []string{RulePassthrough, RuleErrorRetry, RuleReadCache, RuleSameOutput, RuleCascade, RuleMismatch,
 		RuleGenericRepeat, RuleUnknownTool, RulePollNoProgress, RulePingPong, RuleCircuitBreaker}
 }
 
@@ -65,8 +66,10 @@ type Config struct {
 	ReadCacheTurns int `json:"readCacheTurns,omitempty"`
 	// Mismatch is what the mismatch rule does with a bash command that
 	// only views what a dedicated tool shows better: "hint" (the default)
-	// runs it and appends a note naming the call to make, once per kind
-	// of command in a session; "block" does not run it.
+	// runs it and, when its output is longer than the tool's page (so the
+	// tool would have sent less), appends a note naming the call to make,
+	// once per kind of command in a session; "always" appends the note
+	// whatever the output's length; "block" does not run the command.
 	Mismatch string `json:"mismatch,omitempty"`
 	// ReadCache is what a re-read of an unchanged file is answered with:
 	// "reference" (the default) says the earlier result is still current
@@ -187,8 +190,8 @@ func (c Config) Check() error {
 			errs = append(errs, fmt.Errorf("tools.%s.cascadeThreshold is negative (%d)", name, t.CascadeThreshold))
 		}
 	}
-	if c.Mismatch != "" && c.Mismatch != MismatchHint && c.Mismatch != MismatchBlock {
-		errs = append(errs, fmt.Errorf("mismatch: unknown mode %q (use %q or %q)", c.Mismatch, MismatchHint, MismatchBlock))
+	if c.Mismatch != "" && c.Mismatch != MismatchHint && c.Mismatch != MismatchAlways && c.Mismatch != MismatchBlock {
+		errs = append(errs, fmt.Errorf("mismatch: unknown mode %q (use %q, %q or %q)", c.Mismatch, MismatchHint, MismatchAlways, MismatchBlock))
 	}
 	if c.ReadCache != "" && c.ReadCache != ReadCacheReference && c.ReadCache != ReadCacheCopy {
 		errs = append(errs, fmt.Errorf("readCache: unknown mode %q (use %q or %q)", c.ReadCache, ReadCacheReference, ReadCacheCopy))
@@ -300,7 +303,7 @@ func sanitize(c Config) Config {
 			*p = 0
 		}
 	}
-	if c.Mismatch != MismatchBlock {
+	if c.Mismatch != MismatchBlock && c.Mismatch != MismatchAlways {
 		c.Mismatch = ""
 	}
 	if c.ReadCache != ReadCacheCopy {
@@ -371,6 +374,7 @@ type settings struct {
 	critical   int
 	breaker    int
 	block      bool // mismatch blocks instead of hinting
+	hintAlways bool // mismatch hints whatever the output's length
 	copyReads  bool // the read cache sends copies instead of references
 }
 
@@ -388,6 +392,7 @@ func resolve(c Config) settings {
 		critical:   c.LoopDetection.CriticalThreshold,
 		breaker:    c.LoopDetection.CircuitBreakerThreshold,
 		block:      c.Mismatch == MismatchBlock,
+		hintAlways: c.Mismatch == MismatchAlways,
 		copyReads:  c.ReadCache == ReadCacheCopy,
 	}
 	for _, id := range c.Disable {

@@ -155,6 +155,8 @@ type Guard struct {
 	// loop warnings given, by call key: a warning is given once per
 	// streak, not at every call of it.
 	warned map[uint64]string
+	// outputs: the last output of each call, by call key (same_output).
+	outputs map[uint64]output
 }
 
 // codingTools are rein's coding toolset, assumed when Options.Tools is nil.
@@ -166,7 +168,7 @@ func New(opts Options) *Guard {
 	if opts.Config != nil {
 		cfg = *opts.Config
 	}
-	g := &Guard{s: resolve(cfg), opts: opts, bash: map[string]*bashInfo{}, files: map[string]*fileViews{}, errs: map[string]*errStreak{}, hinted: map[string]bool{}, warned: map[uint64]string{}}
+	g := &Guard{s: resolve(cfg), opts: opts, bash: map[string]*bashInfo{}, files: map[string]*fileViews{}, errs: map[string]*errStreak{}, hinted: map[string]bool{}, warned: map[uint64]string{}, outputs: map[uint64]output{}}
 	g.hist = make([]record, g.s.history)
 	names := opts.Tools
 	if names == nil {
@@ -277,14 +279,17 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 		bi = g.bashInfo(c.Args)
 	}
 	text := res.Text()
-	ran := d.Action.runs()
+	// A call whose output same_output replaced did run; its output
+	// repeats an earlier one and is not remembered as a newer copy.
+	same := d.Rule == RuleSameOutput
+	ran := d.Action.runs() || same
 	var rh uint64
 	if ran || d.Action == Cached {
 		rh = resultHash(res.IsError, text)
 	}
 	var view readView
 	var path string
-	if ran && !res.IsError && (c.Tool == "read" || c.Tool == "bash") {
+	if ran && !same && !res.IsError && (c.Tool == "read" || c.Tool == "bash") {
 		var buf [512]byte
 		if v, p, ok := g.viewKey(buf[:0], c, bi, key); ok {
 			view, path = v, string(p)
@@ -300,7 +305,10 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 	if !d.keyed {
 		epoch = g.epoch
 	}
-	g.trackErrors(c, key, ran, d.Action == Cached, res.IsError, text, bi)
+	g.trackErrors(c, key, ran, d.Action == Cached && !same, res.IsError, text, bi)
+	if ran && !same {
+		g.rememberOutput(key, c.Turn, epoch, res.IsError, text)
+	}
 	if ran {
 		switch c.Tool {
 		case "read":

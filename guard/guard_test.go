@@ -254,7 +254,7 @@ func TestReadCache(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSim(t, tt.cfg)
+			s := newSim(t, withoutSameOutput(tt.cfg))
 			s.write("a.txt", longText)
 			for _, f := range tt.steps {
 				s.run(f(s))

@@ -44,6 +44,20 @@ func (g *Guard) Middleware() tool.Middleware {
 				}
 			}
 			res := next(ctx, call)
+			after := g.After(c, d, res)
+			if after.Rule == RuleSameOutput {
+				// The output repeats an earlier one: the note is sent
+				// instead (after d's warning), and the call is recorded
+				// with its real output.
+				g.record(&c, &after, &res, st, stamped)
+				out := tool.Result{Content: after.Content, IsError: res.IsError, Stop: res.Stop, Notes: append(res.Notes, "guard:cached:"+RuleSameOutput)}
+				if d.Action == Warn {
+					out.Content = append([]llm.Content{llm.Text(d.Message + "\n\n")}, out.Content...)
+					out.Notes = append(out.Notes, "guard:warn:"+d.Rule)
+				}
+				return out
+			}
+			d = after
 			g.record(&c, &d, &res, st, stamped)
 			if d.Action == Hint {
 				content := make([]llm.Content, 0, len(res.Content)+1)

@@ -26,8 +26,11 @@ import (
 
 // Mismatch modes, the values of Config.Mismatch.
 const (
-	// MismatchHint runs the command and appends a hint to its result.
+	// MismatchHint runs the command and appends a hint to its result
+	// when the output is longer than the dedicated tool's page.
 	MismatchHint = "hint"
+	// MismatchAlways runs the command and appends a hint to its result.
+	MismatchAlways = "always"
 	// MismatchBlock does not run the command; the model is told which
 	// call to make instead.
 	MismatchBlock = "block"
@@ -366,4 +369,50 @@ func shorten(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// The default pages of rein's tools (package tool/builtin): how many
+// lines read, grep, find and ls return when the call sets no limit.
+const (
+	readPage = 2000
+	grepPage = 100
+	findPage = 1000
+	lsPage   = 500
+)
+
+// worthHint reports whether a hinted command's output was longer than
+// the suggested tool's page, so that the tool would have sent less. A
+// shorter output is what the tool would have shown: a hint would cost
+// tokens and save none.
+func worthHint(bi *bashInfo, text string) bool {
+	if bi == nil || bi.suggest == nil {
+		return false
+	}
+	page := 0
+	switch bi.suggest.tool {
+	case "read":
+		page = readPage
+	case "grep":
+		page = grepPage
+	case "find":
+		page = findPage
+	case "ls":
+		page = lsPage
+	}
+	lines := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	return lines > page
+}
+
+// unhint takes back the hint of d, so that a later command of its kind
+// may still be hinted. Called without g.mu held.
+func (g *Guard) unhint(d Decision) {
+	if d.bash == nil || d.bash.suggest == nil {
+		return
+	}
+	g.mu.Lock()
+	delete(g.hinted, d.bash.suggest.kind)
+	g.mu.Unlock()
 }

@@ -122,6 +122,7 @@ func TestMismatchWritesAreNotViews(t *testing.T) {
 // redirected: the dedicated tools are confined to it.
 func TestMismatchReach(t *testing.T) {
 	dir := t.TempDir()
+	always := Config{Mismatch: MismatchAlways}
 	tests := []struct {
 		cmd  string
 		want string
@@ -140,7 +141,7 @@ func TestMismatchReach(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
-			s := &sim{t: t, g: New(Options{Workdir: dir}), dir: dir}
+			s := &sim{t: t, g: New(Options{Workdir: dir, Config: &always}), dir: dir}
 			if v := verdict(s.run(step{turn: 1, tool: "bash", args: fmt.Sprintf(`{"command":%q}`, tt.cmd), result: "x"})); v != tt.want {
 				t.Fatalf("verdict %s, want %s", v, tt.want)
 			}
@@ -202,7 +203,7 @@ func TestMismatchBinaryFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ cmd, want string }{{"cat release", "allow"}, {"head -n 5 release", "allow"}, {"cat notes", "hint:mismatch"}} {
-		s := &sim{t: t, g: New(Options{Workdir: dir}), dir: dir}
+		s := &sim{t: t, g: New(Options{Workdir: dir, Config: &Config{Mismatch: MismatchAlways}}), dir: dir}
 		if v := verdict(s.run(step{turn: 1, tool: "bash", args: fmt.Sprintf(`{"command":%q}`, tt.cmd), result: "x"})); v != tt.want {
 			t.Errorf("%s: verdict %s, want %s", tt.cmd, v, tt.want)
 		}
@@ -259,37 +260,51 @@ func TestMismatchBlockMessages(t *testing.T) {
 }
 
 // TestMismatchHintsOncePerKind checks the default mode: the command runs,
-// its output comes first and untouched, the hint follows, and a kind of
-// command is hinted at once per guard (per session).
+// its output comes first and untouched, the hint follows when the output
+// is longer than the tool's page, and a kind of command is hinted at once
+// per guard (per session).
 func TestMismatchHintsOncePerKind(t *testing.T) {
-	s := newSim(t, nil)
-	cat := func(turn int, file string) step {
-		return step{turn: turn, tool: "bash", args: fmt.Sprintf(`{"command":"cat %s"}`, file), result: "hello"}
+	s := newSim(t, &Config{Disable: []string{RuleSameOutput}})
+	long := strings.Repeat("line\n", readPage+1)
+	cat := func(turn int, file, out string) step {
+		return step{turn: turn, tool: "bash", args: fmt.Sprintf(`{"command":"cat %s"}`, file), result: out}
 	}
-	res := s.run(cat(1, "a.txt"))
-	if v := verdict(res); v != "hint:mismatch" || s.ran != 1 {
-		t.Fatalf("first cat: verdict %s, ran %d", v, s.ran)
+	// A file the read tool would show whole: no hint, none spent.
+	if res := s.run(cat(1, "small.txt", "hello")); verdict(res) != "allow" || res.Text() != "hello" {
+		t.Fatalf("short cat: %s %q", verdict(res), res.Text())
 	}
-	want := "hello\n\n[guard mismatch] Next time use the read tool for this: path=\"a.txt\" (numbered lines, paged output)."
+	res := s.run(cat(1, "a.txt", long))
+	if v := verdict(res); v != "hint:mismatch" || s.ran != 2 {
+		t.Fatalf("first long cat: verdict %s, ran %d", v, s.ran)
+	}
+	want := long + "\n\n[guard mismatch] Next time use the read tool for this: path=\"a.txt\" (numbered lines, paged output)."
 	if res.Text() != want {
-		t.Fatalf("result = %q, want %q", res.Text(), want)
+		t.Fatalf("result ends %q", res.Text()[len(long)-10:])
 	}
 	if res.IsError {
 		t.Fatal("a hinted result is an error")
 	}
-	if res := s.run(cat(2, "b.txt")); verdict(res) != "allow" || res.Text() != "hello" {
-		t.Fatalf("second cat: %s %q", verdict(res), res.Text())
+	if res := s.run(cat(2, "b.txt", long)); verdict(res) != "allow" || res.Text() != long {
+		t.Fatalf("second cat: %s", verdict(res))
 	}
-	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: "1:x"}); verdict(res) != "hint:mismatch" {
-		t.Fatalf("first grep: %s", verdict(res))
+	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: "1:x"}); verdict(res) != "allow" {
+		t.Fatalf("grep with one match: %s", verdict(res))
+	}
+	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: strings.Repeat("1:x\n", grepPage+1)}); verdict(res) != "hint:mismatch" {
+		t.Fatalf("grep with more matches than the tool's page: %s", verdict(res))
 	}
 	// A later run of the same session (the turn number goes back) is not
 	// hinted again: the hint is still in the conversation.
-	if res := s.run(cat(1, "c.txt")); verdict(res) != "allow" {
+	if res := s.run(cat(1, "c.txt", long)); verdict(res) != "allow" {
 		t.Fatalf("cat in a later run: %s", verdict(res))
 	}
-	if s.ran != 4 {
-		t.Fatalf("ran %d of 4 commands", s.ran)
+	if s.ran != 6 {
+		t.Fatalf("ran %d of 6 commands", s.ran)
+	}
+	// "always" hints whatever the output's length.
+	s = newSim(t, &Config{Mismatch: MismatchAlways})
+	if res := s.run(cat(1, "small.txt", "hello")); verdict(res) != "hint:mismatch" {
+		t.Fatalf("always: %s", verdict(res))
 	}
 }
 
@@ -313,7 +328,7 @@ func TestMismatchPiConfigBlocks(t *testing.T) {
 			t.Fatalf("warnings: %v", warned)
 		}
 		s := &sim{t: t, g: New(Options{Config: &cfg, Workdir: dir}), dir: dir}
-		if v := verdict(s.run(step{turn: 1, tool: "bash", args: `{"command":"cat a.txt"}`, result: "x"})); v != tt.want {
+		if v := verdict(s.run(step{turn: 1, tool: "bash", args: `{"command":"cat a.txt"}`, result: strings.Repeat("x\n", readPage+1)})); v != tt.want {
 			t.Fatalf("%s: verdict %s, want %s", tt.file, v, tt.want)
 		}
 	}

@@ -142,13 +142,14 @@ func viewPath(args []byte) string {
 	return s
 }
 
-// ForgetReads drops every cached view. A harness calls it when earlier
-// tool results leave the conversation the model sees (masking, a
-// compaction): the read cache answers a re-read by pointing at the
-// earlier result, which must still be there.
+// ForgetReads drops every cached view and remembered output. A harness
+// calls it when earlier tool results leave the conversation the model
+// sees (masking, a compaction): read_cache and same_output answer by
+// pointing at an earlier result, which must still be there.
 func (g *Guard) ForgetReads() {
 	g.mu.Lock()
 	clear(g.files)
+	clear(g.outputs)
 	g.mu.Unlock()
 }
 

@@ -72,18 +72,19 @@ func TestGuardReplayFormats(t *testing.T) {
 	}{
 		{piFixtures + "session-read-tool-then-followup.jsonl", map[string]int{"allow": 1}, nil},
 		{piFixtures + "events-sample.jsonl", map[string]int{"allow": 1}, nil},
-		{sweFixtures + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", map[string]int{"allow": 12}, nil},
+		{sweFixtures + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", map[string]int{"allow": 11, "cached": 1},
+			map[string]map[string]int{"same_output": {"cached": 1}}},
 		// The re-reads in these samples are too short to be answered with a
-		// reference; a loop warning is given once per streak.
-		{guardSamples + "rein-session.jsonl", map[string]int{"allow": 4, "hint": 2},
-			map[string]map[string]int{"mismatch": {"hint": 2}}},
-		{guardSamples + "claude-code-session.jsonl", map[string]int{"allow": 11, "hint": 1, "block": 1},
-			map[string]map[string]int{"error_retry": {"block": 1}, "mismatch": {"hint": 1}}},
-		{guardSamples + "claude-stream.jsonl", map[string]int{"allow": 14, "hint": 1, "warn": 1},
-			map[string]map[string]int{"loop.poll_no_progress": {"warn": 1}, "mismatch": {"hint": 1}}},
-		{guardSamples + "neutral.jsonl", map[string]int{"allow": 25, "hint": 1, "block": 3},
+		// reference; a loop warning is given once per streak;
+		// and the bash views print less than the tools' pages, so no hint.
+		{guardSamples + "rein-session.jsonl", map[string]int{"allow": 6}, nil},
+		{guardSamples + "claude-code-session.jsonl", map[string]int{"allow": 12, "block": 1},
+			map[string]map[string]int{"error_retry": {"block": 1}}},
+		{guardSamples + "claude-stream.jsonl", map[string]int{"allow": 15, "warn": 1},
+			map[string]map[string]int{"loop.poll_no_progress": {"warn": 1}}},
+		{guardSamples + "neutral.jsonl", map[string]int{"allow": 26, "block": 3},
 			map[string]map[string]int{"cascade": {"block": 1}, "error_retry": {"block": 1}, "loop.unknown_tool": {"block": 1},
-				"mismatch": {"hint": 1}, "passthrough": {"allow": 1}}},
+				"passthrough": {"allow": 1}}},
 	}
 	for i := range tests {
 		tests[i].file = mustAbs(t, tests[i].file)
@@ -123,8 +124,19 @@ func mustAbs(t *testing.T, p string) string {
 	return abs
 }
 
+// hintAlways writes a configuration that hints at every mismatch, so
+// that the short samples show hints.
+func hintAlways(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "always.json")
+	if err := os.WriteFile(p, []byte(`{"mismatch": "always"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func TestGuardReplayJSONLShape(t *testing.T) {
-	stdout, _, err := runGuard(t, "replay", "--format", "jsonl", guardSamples+"neutral.jsonl")
+	stdout, _, err := runGuard(t, "replay", "--config", hintAlways(t), "--format", "jsonl", guardSamples+"neutral.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +156,7 @@ func TestGuardReplayJSONLShape(t *testing.T) {
 }
 
 func TestGuardReplayTable(t *testing.T) {
-	stdout, stderr, err := runGuard(t, "replay", guardSamples+"neutral.jsonl", guardSamples+"claude-stream.jsonl")
+	stdout, stderr, err := runGuard(t, "replay", "--config", hintAlways(t), guardSamples+"neutral.jsonl", guardSamples+"claude-stream.jsonl")
 	if err != nil || stderr != "" {
 		t.Fatalf("err %v, stderr %q", err, stderr)
 	}
@@ -218,8 +230,12 @@ func TestGuardReplayConfig(t *testing.T) {
 	}
 	dir := t.TempDir()
 	t.Chdir(dir)
-	if d, _ := firstDecision(t); d != "hint" {
-		t.Fatalf("default config: first decision %s, want hint", d)
+	// The first call is a short cat: the default gives no hint for it.
+	if d, _ := firstDecision(t); d != "allow" {
+		t.Fatalf("default config: first decision %s, want allow", d)
+	}
+	if d, _ := firstDecision(t, "--config", hintAlways(t)); d != "hint" {
+		t.Fatalf("--config always: first decision %s, want hint", d)
 	}
 	off := filepath.Join(dir, "off.json")
 	if err := os.WriteFile(off, []byte(`{"disable":["mismatch"]}`), 0o644); err != nil {
@@ -232,11 +248,11 @@ func TestGuardReplayConfig(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, ".pi"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ".pi", "harness-config.json"), []byte(`{"disable":["mismatch"]}`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, ".pi", "harness-config.json"), []byte(`{"mismatch":"always"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := firstDecision(t); d != "allow" {
-		t.Fatalf(".pi config: first decision %s, want allow", d)
+	if d, _ := firstDecision(t); d != "hint" {
+		t.Fatalf(".pi config: first decision %s, want hint", d)
 	}
 	// A pi config that asks for blocking keeps it.
 	if err := os.WriteFile(filepath.Join(dir, ".pi", "harness-config.json"), []byte(`{"mismatch":"block"}`), 0o644); err != nil {
@@ -253,7 +269,7 @@ func TestGuardReplayConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, stderr := firstDecision(t)
-	if d != "hint" || strings.Count(stderr, "warning") != 1 || !strings.Contains(stderr, "using the defaults") {
+	if d != "allow" || strings.Count(stderr, "warning") != 1 || !strings.Contains(stderr, "using the defaults") {
 		t.Fatalf("broken config: decision %s, stderr %q", d, stderr)
 	}
 	if _, _, err := runGuard(t, "replay", "--config", filepath.Join(dir, "missing.json"), neutral); err == nil || !strings.Contains(err.Error(), "--config: no such file") || strings.Contains(err.Error(), "using the defaults") {
@@ -295,6 +311,8 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 		call("read", `{"path": "a.txt"}`),
 		call("bash", `{"command": "cat a.txt"}`),
 		call("bash", `{"command": "cat a.txt"}`),
+		call("bash", `{"command": "grep -n alpha a.txt"}`),
+		call("bash", `{"command": "grep -n alpha a.txt"}`),
 	}
 	for range 3 {
 		lines = append(lines, call("edit", `{"path": "a.txt", "edits": [{"old_text": "nope", "new_text": "x"}]}`))
@@ -349,6 +367,9 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 	}
 	if live[1] != "cached:read_cache" || live[3] != "cached:read_cache" {
 		t.Errorf("the re-read and the repeated cat were not answered from the cache: %v", live[:4])
+	}
+	if live[5] != "cached:same_output" {
+		t.Errorf("the repeated grep was not answered as the same output: %v", live[:6])
 	}
 	for _, want := range []string{"cached:read_cache", "hint:mismatch", "block:error_retry", "block:loop.unknown_tool", "stop:loop.circuit_breaker"} {
 		if !slices.Contains(live, want) {

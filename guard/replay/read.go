@@ -70,6 +70,10 @@ type Call struct {
 	// guard's marker removed); empty when it let the call through
 	// untouched or the recording does not say. GuardRule names the rule.
 	Guarded, GuardRule string
+	// Same marks a call whose output rein's guard replaced by a note
+	// because it repeated an earlier output of the same call (rule
+	// same_output): the call ran, and its output is that earlier one.
+	Same bool
 }
 
 // guardNotes applies the notes rein's guard left on a recorded result
@@ -83,6 +87,10 @@ func guardNotes(c *Call, notes []string) {
 		if !ok {
 			continue
 		}
+		if rest == "cached:"+guard.RuleSameOutput {
+			c.Same = true
+			continue
+		}
 		c.Guarded, c.GuardRule, _ = strings.Cut(rest, ":")
 		if c.Guarded == "cached" {
 			c.GuardRule = guard.RuleReadCache
@@ -91,6 +99,8 @@ func guardNotes(c *Call, notes []string) {
 	if c.Guarded == "" && strings.HasPrefix(c.Result, "[guard ") {
 		rule, _, _ := strings.Cut(c.Result[len("[guard "):], "]")
 		switch {
+		case rule == guard.RuleSameOutput:
+			c.Same = true
 		case rule == guard.RuleReadCache && !c.IsError:
 			c.Guarded, c.GuardRule = "cached", rule
 		case c.IsError:

@@ -215,6 +215,9 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 	sum.Formats[string(s.Format)]++
 	stopped := false
 	seen := 0 // tokens of the session so far: the estimated prefix
+	// The latest output of each call (tool and arguments), for the calls
+	// whose output the recording's guard replaced with a same_output note.
+	outputs := map[string]string{}
 	var res tool.Result
 	content := make([]llm.Content, 1)
 	for i := range s.Calls {
@@ -230,6 +233,13 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 			}
 			continue
 		}
+		if c.Same {
+			if out, ok := outputs[c.Tool+"\x00"+string(c.Args)]; ok {
+				c.Result = out // what the call returned: the earlier output
+			}
+		} else if !notRun(c) && !referenced(c) {
+			outputs[c.Tool+"\x00"+string(c.Args)] = c.Result
+		}
 		content[0] = llm.Text(c.Result)
 		res = tool.Result{Content: content, IsError: c.IsError}
 		gc := guard.Call{Tool: c.Tool, Args: c.Args, Turn: c.Turn, Unknown: c.Unknown, Recorded: &res}
@@ -237,11 +247,38 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 			gc.Recorded = nil // unknown: the cache is trusted, as it was live
 		}
 		d := g.Decide(gc)
-		e.Decision, e.Rule, e.Message = d.Action.String(), d.Rule, d.Message
+		// Once the call ran, its output may repeat an earlier one word for
+		// word (same_output), or be too short for a hint to be worth it.
+		var same guard.Decision
+		isSame := false
+		if d.Action == guard.Hint || d.Action == guard.Warn || d.Action == guard.Allow {
+			if a := g.After(gc, d, res); a.Rule == guard.RuleSameOutput {
+				same, isSame = a, true
+			} else {
+				d = a
+			}
+		}
+		if isSame && notRun(c) {
+			isSame = false
+		}
+		if isSame {
+			e.Decision, e.Rule, e.Message = same.Action.String(), same.Rule, same.Message
+		} else {
+			e.Decision, e.Rule, e.Message = d.Action.String(), d.Rule, d.Message
+		}
 		var t Account
 		switch d.Action {
 		case guard.Hint, guard.Warn:
 			t.Added = Tokens(len(d.Message))
+			if isSame {
+				// A warning goes with the note (a hint is dropped); both
+				// are charged to same_output, which replaced the output.
+				if d.Action == guard.Hint {
+					t.Added = 0
+				}
+				t.Added += Tokens(len(same.Message))
+				t.Saved = Tokens(len(c.Result))
+			}
 		case guard.Cached:
 			t.Added = Tokens(len(d.Message))
 			switch {
@@ -280,15 +317,25 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 			stopped = true
 		}
 		e.TokensSaved, e.TokensCost = t.Saved, t.Added+t.RoundTrip
-		if d.Action != guard.Allow {
+		switch {
+		case isSame:
+			if d.Action == guard.Allow {
+				t.Added = Tokens(len(same.Message))
+				t.Saved = Tokens(len(c.Result))
+				e.TokensSaved, e.TokensCost = t.Saved, t.Added
+			}
+			sum.charge(guard.RuleSameOutput, t)
+		case d.Action != guard.Allow:
 			sum.charge(d.Rule, t)
 		}
-		sum.count(e.Decision, d.Rule)
+		sum.count(e.Decision, e.Rule)
 		seen += Tokens(len(c.Args) + len(c.Result))
 		// The session goes on as it happened: a call that ran is recorded
 		// as run, one the recording's guard blocked as not run.
 		rd := d
 		switch {
+		case isSame:
+			rd = same
 		case notRun(c):
 			rd = guard.Decision{Action: guard.Block, Rule: c.GuardRule}
 		case referenced(c):

@@ -37,30 +37,31 @@ func TestReplayDecisions(t *testing.T) {
 		{file: piDir + "events-sample.session.jsonl", want: nil, decisions: map[string]int{"allow": 1}},
 		{file: sweDir + "gpt4__swe-agent__test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1/swe-agent__test-repo-i1.traj", decisions: map[string]int{"allow": 5}},
 		{file: sweDir + "gpt4__swe-agent-test-repo__default_from_url__t-0.00__p-0.95__c-3.00__install-1/6e44b9__sweagenttestrepo-1c2844.traj", decisions: map[string]int{"allow": 5}},
-		{file: sweDir + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", decisions: map[string]int{"allow": 12}},
+		{file: sweDir + "gpt4__swe-bench-dev-easy_first_only__default__t-0.00__p-0.95__c-3.00__install-1/pydicom__pydicom-1458.traj", want: []string{"7 cached same_output"},
+			decisions: map[string]int{"allow": 11, "cached": 1}}, // the same failed edit, again
 		// The re-reads in these recordings are short: answering them with a
 		// reference would cost about as much as the output, so they run.
-		{file: "testdata/rein-session.jsonl", want: []string{"1 hint mismatch", "2 hint mismatch"},
-			decisions: map[string]int{"allow": 4, "hint": 2}},
-		{file: "testdata/rein-session.jsonl", opts: Options{Config: copies}, want: []string{"1 hint mismatch", "2 hint mismatch", "3 cached read_cache"},
-			decisions: map[string]int{"allow": 3, "hint": 2, "cached": 1}},
+		{file: "testdata/rein-session.jsonl", want: nil,
+			decisions: map[string]int{"allow": 6}},
+		{file: "testdata/rein-session.jsonl", opts: Options{Config: copies}, want: []string{"3 cached read_cache"},
+			decisions: map[string]int{"allow": 5, "cached": 1}},
 		{file: "testdata/rein-session.jsonl", opts: Options{Config: disableMismatch}, want: nil,
 			decisions: map[string]int{"allow": 6}},
-		{file: "testdata/claude-code-session.jsonl", want: []string{"0 hint mismatch", "9 block error_retry"},
-			decisions: map[string]int{"allow": 11, "hint": 1, "block": 1}},
-		{file: "testdata/claude-code-session.jsonl", opts: Options{Config: copies}, want: []string{"0 hint mismatch", "2 cached read_cache", "9 block error_retry"},
-			decisions: map[string]int{"allow": 10, "hint": 1, "block": 1, "cached": 1}},
+		{file: "testdata/claude-code-session.jsonl", want: []string{"9 block error_retry"},
+			decisions: map[string]int{"allow": 12, "block": 1}},
+		{file: "testdata/claude-code-session.jsonl", opts: Options{Config: copies}, want: []string{"2 cached read_cache", "9 block error_retry"},
+			decisions: map[string]int{"allow": 11, "block": 1, "cached": 1}},
 		// A loop warning is given once per streak.
-		{file: "testdata/claude-stream.jsonl", want: []string{"1 hint mismatch", "11 warn loop.poll_no_progress"},
-			decisions: map[string]int{"allow": 14, "hint": 1, "warn": 1}},
-		{file: "testdata/neutral.jsonl", want: []string{"0 hint mismatch", "5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
-			decisions: map[string]int{"allow": 25, "hint": 1, "block": 3}},
-		{file: "testdata/neutral.jsonl", opts: Options{Config: copies}, want: []string{"0 hint mismatch", "2 cached read_cache", "5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
-			decisions: map[string]int{"allow": 24, "hint": 1, "block": 3, "cached": 1}},
+		{file: "testdata/claude-stream.jsonl", want: []string{"11 warn loop.poll_no_progress"},
+			decisions: map[string]int{"allow": 15, "warn": 1}},
+		{file: "testdata/neutral.jsonl", want: []string{"5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
+			decisions: map[string]int{"allow": 26, "block": 3}},
+		{file: "testdata/neutral.jsonl", opts: Options{Config: copies}, want: []string{"2 cached read_cache", "5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
+			decisions: map[string]int{"allow": 25, "block": 3, "cached": 1}},
 		{file: "testdata/neutral.jsonl", opts: Options{Config: &guard.Config{Disable: []string{"loop", "cascade"}, ReadCacheTurns: 0}},
-			want:      []string{"0 hint mismatch", "5 block error_retry", "28 allow passthrough"},
-			decisions: map[string]int{"allow": 27, "hint": 1, "block": 1}},
-		{file: "testdata/malformed.jsonl", want: []string{"2 hint mismatch"}, decisions: map[string]int{"allow": 8, "hint": 1}},
+			want:      []string{"5 block error_retry", "28 allow passthrough"},
+			decisions: map[string]int{"allow": 28, "block": 1}},
+		{file: "testdata/malformed.jsonl", want: nil, decisions: map[string]int{"allow": 9}},
 		{file: "testdata/malformed.jsonl", opts: Options{Config: &guard.Config{Mismatch: guard.MismatchBlock, ReadCache: guard.ReadCacheCopy}}, want: []string{"1 cached read_cache", "2 block mismatch"},
 			decisions: map[string]int{"allow": 7, "block": 1, "cached": 1}},
 	}
@@ -93,7 +94,8 @@ func TestReplayTokens(t *testing.T) {
 		lines = append(lines, string(b))
 	}
 	catArgs := `{"command":"cat a.txt"}`
-	add(1, "bash", catArgs, result)            // hint (or block)
+	long := strings.Repeat("line\n", 2001) // longer than read's page: worth a hint
+	add(1, "bash", catArgs, long)              // hint (or block)
 	add(1, "read", `{"path":"a.txt"}`, result) // allowed
 	add(2, "read", `{"path":"a.txt"}`, result) // cached: 100 saved (or re-served as a copy)
 	add(2, "bash", `{"command":"cat b.txt"}`, result, "prefix_tokens", 5000)
@@ -182,7 +184,7 @@ func TestSummaryAdd(t *testing.T) {
 	for _, f := range []string{"testdata/neutral.jsonl", "testdata/claude-stream.jsonl"} {
 		total.Add(Run(readFile(t, f), f, Options{}, nil))
 	}
-	if total.Files != 2 || total.Calls != 45 || total.Decisions["hint"] != 2 || total.Rules[guard.RuleMismatch]["hint"] != 2 ||
+	if total.Files != 2 || total.Calls != 45 || total.Decisions["warn"] != 1 || total.Rules[guard.RulePollNoProgress]["warn"] != 1 ||
 		total.Formats["neutral"] != 1 || total.Formats["claude-stream-json"] != 1 {
 		t.Fatalf("total = %+v", total)
 	}
@@ -244,7 +246,7 @@ func TestReplayWorkdir(t *testing.T) {
 		workdir string
 		want    []string
 	}{{"", nil}, {"/app", []string{"0 hint mismatch"}}} {
-		got, _ := verdicts(s, Options{Workdir: tt.workdir})
+		got, _ := verdicts(s, Options{Workdir: tt.workdir, Config: &guard.Config{Mismatch: guard.MismatchAlways}})
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("workdir %q (-want +got):\n%s", tt.workdir, diff)
 		}
