@@ -94,7 +94,7 @@ func TestReplayTokens(t *testing.T) {
 		lines = append(lines, string(b))
 	}
 	catArgs := `{"command":"cat a.txt"}`
-	long := strings.Repeat("line\n", 2001) // longer than read's page: worth a hint
+	long := strings.Repeat("line\n", 2001)     // longer than read's page: worth a hint
 	add(1, "bash", catArgs, long)              // hint (or block)
 	add(1, "read", `{"path":"a.txt"}`, result) // allowed
 	add(2, "read", `{"path":"a.txt"}`, result) // cached: 100 saved (or re-served as a copy)
