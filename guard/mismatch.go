@@ -393,7 +393,14 @@ func worthHint(bi *bashInfo, text string) bool {
 	case "read":
 		page = readPage
 	case "grep":
+		// The grep tool's page counts matches; with context each match
+		// may bring 2×context+1 lines.
 		page = grepPage
+		for _, a := range bi.suggest.args {
+			if n, ok := a.val.(int); ok && a.name == "context" {
+				page *= 2*n + 1
+			}
+		}
 	case "find":
 		page = findPage
 	case "ls":

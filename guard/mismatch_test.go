@@ -290,6 +290,11 @@ func TestMismatchHintsOncePerKind(t *testing.T) {
 	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: "1:x"}); verdict(res) != "allow" {
 		t.Fatalf("grep with one match: %s", verdict(res))
 	}
+	// With context, a match brings up to 2×context+1 lines: 150 lines of
+	// -C 2 output may be 30 matches, which the tool shows whole.
+	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n -C 2 x a.go"}`, result: strings.Repeat("1:x\n", 150)}); verdict(res) != "allow" {
+		t.Fatalf("grep with context under the page: %s", verdict(res))
+	}
 	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: strings.Repeat("1:x\n", grepPage+1)}); verdict(res) != "hint:mismatch" {
 		t.Fatalf("grep with more matches than the tool's page: %s", verdict(res))
 	}
@@ -298,8 +303,8 @@ func TestMismatchHintsOncePerKind(t *testing.T) {
 	if res := s.run(cat(1, "c.txt", long)); verdict(res) != "allow" {
 		t.Fatalf("cat in a later run: %s", verdict(res))
 	}
-	if s.ran != 6 {
-		t.Fatalf("ran %d of 6 commands", s.ran)
+	if s.ran != 7 {
+		t.Fatalf("ran %d of 7 commands", s.ran)
 	}
 	// "always" hints whatever the output's length.
 	s = newSim(t, &Config{Mismatch: MismatchAlways})

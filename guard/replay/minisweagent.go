@@ -32,7 +32,7 @@ type miniTraj struct {
 // as a "function_call_output" item.
 type miniMessage struct {
 	Role       string         `json:"role"`
-	Content    jsontext.Value `json:"content"`
+	Content    miniContent    `json:"content"`
 	Object     string         `json:"object"`
 	Type       string         `json:"type"`
 	Output     jsontext.Value `json:"output"`
@@ -55,11 +55,33 @@ type miniMessage struct {
 	} `json:"extra"`
 }
 
+// miniContent is a message's content: a string, decoded in one pass (the
+// common case, and most of a trajectory's bytes), or any other JSON value
+// kept raw.
+type miniContent struct {
+	str  bool
+	text string
+	raw  jsontext.Value
+}
+
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (c *miniContent) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	if dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		c.str, c.text = true, tok.String()
+		return nil
+	}
+	v, err := dec.ReadValue()
+	c.raw = v.Clone()
+	return err
+}
+
 // The command blocks mini-swe-agent's text-based models parse: ```bash in
 // 1.x, ```mswea_bash_command from 2.0 (its default action_regex).
 var (
-	miniBashBlock  = regexp.MustCompile("(?s)```bash\\s*\\n(.*?)\\n```")
-	miniMsweaBlock = regexp.MustCompile("(?s)```mswea_bash_command\\s*\\n(.*?)\\n```")
 	miniReturnCode = regexp.MustCompile(`^\s*<returncode>(-?\d+)</returncode>`)
 )
 
@@ -106,8 +128,12 @@ func readMiniSWE(data []byte) (*Session, error) {
 	marked := strings.HasPrefix(t.TrajectoryFormat, "mini-swe-agent") || t.Info.MiniVersion != ""
 	s := &Session{Format: FormatMiniSWE}
 	seen, turn, assistants := 0, 0, 0
+	texts := make([]string, len(t.Messages))
+	for i := range t.Messages {
+		texts[i] = t.Messages[i].text()
+	}
 	for i, m := range t.Messages {
-		text := m.text()
+		text := texts[i]
 		if !m.reply() {
 			seen += len(text)
 			continue
@@ -120,14 +146,14 @@ func readMiniSWE(data []byte) (*Session, error) {
 			seen += len(tc.Function.Name) + len(argsText(tc.Function.Arguments))
 		}
 		next := t.Messages[i+1:]
-		if len(next) > 0 && miniFormatError(next[0]) {
+		if len(next) > 0 && miniFormatError(next[0], texts[i+1]) {
 			continue
 		}
 		for _, c := range miniCommands(m, text) {
 			call := Call{Turn: turn, ID: c.id, Tool: "bash", Args: bashArgs(c.command), Prefix: prefix}
-			if obs, ok := miniObservation(next, c.id); ok {
-				call.Result = obs.text()
-				call.IsError = miniFailed(obs, call.Result)
+			if k, ok := miniObservation(next, c.id); ok {
+				call.Result = texts[i+1+k]
+				call.IsError = miniFailed(next[k], call.Result)
 			}
 			s.Calls = append(s.Calls, call)
 		}
@@ -176,14 +202,41 @@ func miniCommands(m miniMessage, text string) []miniCommand {
 	if len(m.Extra.Actions) > 0 {
 		return out
 	}
-	blocks := miniMsweaBlock.FindAllStringSubmatch(text, -1)
+	blocks := fenced(text, "mswea_bash_command")
 	if len(blocks) == 0 {
-		blocks = miniBashBlock.FindAllStringSubmatch(text, -1)
+		blocks = fenced(text, "bash")
 	}
 	if len(blocks) != 1 {
 		return nil // a format error: mini-swe-agent ran nothing
 	}
-	return []miniCommand{{command: strings.TrimSpace(blocks[0][1])}}
+	return []miniCommand{{command: strings.TrimSpace(blocks[0])}}
+}
+
+// fenced returns the bodies of the code blocks of text fenced as
+// "```lang": the fence, blank space holding at least one line break, the
+// body from the line after it, up to the next line starting with ```.
+func fenced(text, lang string) []string {
+	var out []string
+	open := "```" + lang
+	for {
+		i := strings.Index(text, open)
+		if i < 0 {
+			return out
+		}
+		text = text[i+len(open):]
+		ws := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+		nl := strings.LastIndexByte(text[:ws], '\n')
+		if nl < 0 {
+			continue // "```bash2", or a command on the fence line
+		}
+		body := text[nl+1:]
+		end := strings.Index(body, "\n```")
+		if end < 0 {
+			return out
+		}
+		out = append(out, body[:end])
+		text = body[end+4:]
+	}
 }
 
 // reply reports whether m is a model reply: an assistant message, or a
@@ -219,7 +272,10 @@ func (m *miniMessage) text() string {
 	case m.Type == "function_call_output":
 		return miniText(m.Output)
 	}
-	return miniText(m.Content)
+	if m.Content.str {
+		return m.Content.text
+	}
+	return miniText(m.Content.raw)
 }
 
 // miniText is the text of a content value: a string, or the text of the
@@ -259,36 +315,37 @@ func argsText(raw jsontext.Value) []byte {
 	return raw
 }
 
-// miniObservation finds the message that reports the result of a command:
+// miniObservation finds, as an index into next, the message that reports
+// the result of a command:
 // the "tool" message or "function_call_output" item with the call's id, or
 // else the first message after the reply when it is not another reply.
-func miniObservation(next []miniMessage, id string) (miniMessage, bool) {
+func miniObservation(next []miniMessage, id string) (int, bool) {
 	if id != "" {
-		for _, m := range next {
+		for k, m := range next {
 			if m.reply() {
 				break
 			}
 			if m.Role == "tool" && m.ToolCallID == id || m.Type == "function_call_output" && m.CallID == id {
-				return m, true
+				return k, true
 			}
 		}
 	}
 	if len(next) > 0 && (next[0].Role == "user" || id == "" && (next[0].Role == "tool" || next[0].Type == "function_call_output")) {
-		return next[0], true
+		return 0, true
 	}
-	return miniMessage{}, false
+	return 0, false
 }
 
 // miniFormatError reports whether m is mini-swe-agent's answer to a reply
 // it could not parse.
-func miniFormatError(m miniMessage) bool {
+func miniFormatError(m miniMessage, text string) bool {
 	if m.Extra.InterruptType == "FormatError" {
 		return true
 	}
 	if m.Role != "user" {
 		return false
 	}
-	head := m.text()
+	head := text
 	if len(head) > 300 {
 		head = head[:300]
 	}

@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -241,6 +242,26 @@ func TestReadMiniSWERefusals(t *testing.T) {
 		}
 		if errors.Is(err, ErrUnrecognised) != tt.unrecognised || !strings.Contains(err.Error(), tt.says) {
 			t.Errorf("%s: error %q (unrecognised %v), want one saying %q", tt.name, err, errors.Is(err, ErrUnrecognised), tt.says)
+		}
+	}
+}
+
+func TestFenced(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"THOUGHT: x\n\n```bash\nls -la\n```\n", []string{"ls -la"}},
+		{"```bash  \n\n  cd a && make\n```", []string{"  cd a && make"}},
+		{"```bash\nls\n```\nand\n```bash\npwd\n```", []string{"ls", "pwd"}},
+		{"```bash ls\n```", nil},
+		{"```bash2\nls\n```", nil},
+		{"```bash\nno end", nil},
+		{"```bash\n```", nil},
+		{"```bash\ncat <<'EOF'\na\nEOF\n```", []string{"cat <<'EOF'\na\nEOF"}},
+	} {
+		if got := fenced(tt.text, "bash"); !slices.Equal(got, tt.want) {
+			t.Errorf("fenced(%q) = %q, want %q", tt.text, got, tt.want)
 		}
 	}
 }

@@ -197,6 +197,11 @@ func Read(r io.Reader, name string) (*Session, error) {
 		} else if !errors.Is(err, errNoMessages) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		// A line holding only "{" or "[" opens a pretty-printed document:
+		// if it is broken, say where, rather than reading it line by line.
+		if (string(first) == "{" || string(first) == "[") && !json.Valid(data) {
+			return nil, fmt.Errorf("%s: not valid JSON: %s", name, syntaxAt(data))
+		}
 		br = bufio.NewReader(bytes.NewReader(data))
 	}
 	return readLines(br, name)
@@ -469,4 +474,22 @@ func (p *pairing) resultNoted(id, text string, isError bool, notes []string) boo
 	}
 	delete(p.byID, id)
 	return true
+}
+
+// syntaxAt describes the first JSON syntax error in data, with its line
+// and column.
+func syntaxAt(data []byte) string {
+	var v json.RawMessage
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		if err == nil {
+			return "unknown error"
+		}
+		return err.Error()
+	}
+	off := min(int(se.Offset), len(data))
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - bytes.LastIndexByte(data[:off], '\n')
+	return fmt.Sprintf("line %d, column %d: %v", line, col, se)
 }

@@ -109,3 +109,14 @@ func TestReadReportsUnknownLineTypes(t *testing.T) {
 		t.Fatalf("calls = %+v", s.Calls)
 	}
 }
+
+// TestReadBrokenDocument checks that a pretty-printed recording with a
+// syntax error is refused with the line of the error, not read line by
+// line into a misleading message.
+func TestReadBrokenDocument(t *testing.T) {
+	in := "{\n  \"trajectory\": [\n    {\"action\": \"ls\", \"observation\": \"a\"},,\n  ]\n}\n"
+	_, err := Read(strings.NewReader(in), "broken.traj")
+	if err == nil || !strings.Contains(err.Error(), "broken.traj: not valid JSON: line 3, column") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -47,9 +47,9 @@ func String(raw []byte) (string, bool) {
 	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
 		return string(inner), true
 	}
-	var s string
-	if json.Unmarshal(raw, &s, Options) != nil {
+	b, err := jsontext.AppendUnquote(make([]byte, 0, len(raw)), raw)
+	if err != nil {
 		return "", false
 	}
-	return s, true
+	return string(b), true
 }
