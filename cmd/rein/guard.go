@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -96,14 +97,16 @@ func guardReplay(stdout, stderr io.Writer, configPath, format, workdir string, f
 	}
 	var total replay.Summary
 	failed := 0
-	for _, path := range files {
-		s, err := guardReadRecording(path)
-		if err != nil {
+	// Sessions are independent: they are read and replayed on every core,
+	// and reported in the order given.
+	for r := range replay.Files(files, replay.Options{Config: &cfg, Workdir: workdir}, runtime.GOMAXPROCS(0)) {
+		path, s := r.Path, r.Session
+		if r.Err != nil {
 			if empty, _ := isEmptyFile(path); empty {
 				warn(path + " is empty: nothing to replay; skipped")
 				continue
 			}
-			fmt.Fprintln(stderr, "rein:", err)
+			fmt.Fprintln(stderr, "rein:", r.Err)
 			failed++
 			continue
 		}
@@ -115,7 +118,10 @@ func guardReplay(stdout, stderr io.Writer, configPath, format, workdir string, f
 			fmt.Fprintln(stderr, "rein:", p)
 		}
 		out.file(path, s)
-		total.Add(replay.Run(s, path, replay.Options{Config: &cfg, Workdir: workdir}, out.entry))
+		for _, e := range r.Entries {
+			out.entry(e)
+		}
+		total.Add(r.Summary)
 	}
 	if err := out.summary(total); err != nil {
 		return err
@@ -124,15 +130,6 @@ func guardReplay(stdout, stderr io.Writer, configPath, format, workdir string, f
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be replayed; the others were", failed, len(files))}
 	}
 	return nil
-}
-
-func guardReadRecording(path string) (*replay.Session, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return replay.Read(f, path)
 }
 
 // guardOutput writes verdicts as they come and the summary at the end.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -103,9 +104,11 @@ func BenchmarkReplay(b *testing.B) {
 }
 
 // BenchmarkReplayCorpus replays the recordings in the directory named by
-// REIN_REPLAY_CORPUS (every file in it), as `rein guard replay` does; it
-// is skipped when the variable is not set. Real recordings have longer
-// results and more distinct commands than the synthetic session.
+// REIN_REPLAY_CORPUS (every file in it) as `rein guard replay` does:
+// through Files, on every core, and sequentially, one session after the
+// other (the per-core figure). It is skipped when the variable is not set.
+// Real recordings have longer results and more distinct commands than the
+// synthetic session.
 func BenchmarkReplayCorpus(b *testing.B) {
 	dir := os.Getenv("REIN_REPLAY_CORPUS")
 	if dir == "" {
@@ -115,32 +118,34 @@ func BenchmarkReplayCorpus(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var files [][]byte
+	var paths []string
 	size := 0
 	for _, e := range entries {
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		fi, err := e.Info()
 		if err != nil {
 			b.Fatal(err)
 		}
-		files = append(files, data)
-		size += len(data)
+		paths = append(paths, filepath.Join(dir, e.Name()))
+		size += int(fi.Size())
 	}
-	b.SetBytes(int64(size))
-	b.ReportAllocs()
-	calls := 0
-	start := cpuTime()
-	for range b.N {
-		for _, data := range files {
-			s, err := Read(bytes.NewReader(data), "corpus")
-			if err != nil {
-				continue
+	for _, bc := range []struct {
+		name    string
+		workers int
+	}{{"parallel", runtime.GOMAXPROCS(0)}, {"sequential", 1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(size))
+			b.ReportAllocs()
+			calls := 0
+			start := cpuTime()
+			for range b.N {
+				for r := range Files(paths, Options{}, bc.workers) {
+					calls += r.Summary.Calls
+				}
 			}
-			calls += len(s.Calls)
-			Run(s, "corpus", Options{}, nil)
-		}
-	}
-	b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
-	if cpu := cpuTime() - start; cpu > 0 {
-		b.ReportMetric(float64(calls)/cpu.Seconds(), "calls/cpu-s")
+			b.ReportMetric(float64(calls)/b.Elapsed().Seconds(), "calls/s")
+			if cpu := cpuTime() - start; cpu > 0 {
+				b.ReportMetric(float64(calls)/cpu.Seconds(), "calls/cpu-s")
+			}
+		})
 	}
 }

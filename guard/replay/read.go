@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -180,7 +181,7 @@ func Read(r io.Reader, name string) (*Session, error) {
 	// (usually pretty-printed) JSON object.
 	if !json.Valid(first) || bytes.Contains(first, []byte(`"trajectory"`)) || bytes.Contains(first, []byte(`"history"`)) ||
 		bytes.Contains(first, []byte(`"messages"`)) {
-		data, err := io.ReadAll(br)
+		data, err := readAll(r, br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -492,4 +493,18 @@ func syntaxAt(data []byte) string {
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
 	col := off - bytes.LastIndexByte(data[:off], '\n')
 	return fmt.Sprintf("line %d, column %d: %v", line, col, se)
+}
+
+// readAll reads what is left of br, the buffered reader of r, into a
+// buffer sized from r's file size when r is a file.
+func readAll(r io.Reader, br *bufio.Reader) ([]byte, error) {
+	size := 0
+	if f, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := f.Stat(); err == nil && fi.Size() < 1<<31 {
+			size = int(fi.Size())
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(br)
+	return buf.Bytes(), err
 }
