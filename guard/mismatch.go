@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/reinhq/rein/tool"
 	shsyntax "mvdan.cc/sh/v3/syntax"
 )
 
@@ -381,13 +383,18 @@ const (
 )
 
 // worthHint reports whether a hinted command's output was longer than
-// the suggested tool's page, so that the tool would have sent less. A
-// shorter output is what the tool would have shown: a hint would cost
-// tokens and save none.
-func worthHint(bi *bashInfo, text string) bool {
+// the suggested tool's page, so that the tool would have sent less: more
+// lines than the page, or an output that the output limit (tool.Limit,
+// which notes "truncated") had to cut. A shorter output is what the tool
+// would have shown: a hint would cost tokens and save none.
+func worthHint(bi *bashInfo, res *tool.Result) bool {
 	if bi == nil || bi.suggest == nil {
 		return false
 	}
+	if slices.Contains(res.Notes, "truncated") {
+		return true
+	}
+	text := res.Text()
 	page := 0
 	switch bi.suggest.tool {
 	case "read":

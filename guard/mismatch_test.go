@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -336,5 +337,19 @@ func TestMismatchPiConfigBlocks(t *testing.T) {
 		if v := verdict(s.run(step{turn: 1, tool: "bash", args: `{"command":"cat a.txt"}`, result: strings.Repeat("x\n", readPage+1)})); v != tt.want {
 			t.Fatalf("%s: verdict %s, want %s", tt.file, v, tt.want)
 		}
+	}
+}
+
+// TestMismatchHintsCutOutput checks that an output the output limit cut
+// is worth a hint, however few lines are left of it.
+func TestMismatchHintsCutOutput(t *testing.T) {
+	g := New(Options{Workdir: t.TempDir()})
+	h := g.Middleware()(tool.Limit(tool.LimitOptions{MaxChars: 2000})(func(ctx context.Context, call *tool.Call) tool.Result {
+		return tool.Text(strings.Repeat(strings.Repeat("x", 199)+"\n", 50)) // 50 lines, 10,000 characters
+	}))
+	call := &tool.Call{Name: "bash", Args: json.RawMessage(`{"command":"cat big.txt"}`), Turn: 1, Tool: &tool.Tool{Name: "bash"}}
+	res := h(context.Background(), call)
+	if v := verdict(res); v != "hint:mismatch" {
+		t.Fatalf("verdict %s, notes %v", v, res.Notes)
 	}
 }

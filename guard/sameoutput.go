@@ -43,8 +43,9 @@ const maxOutputs = 1024
 //     res, and records the call with Record(c, verdict, res): the real
 //     output, not the note.
 //   - mismatch in "hint" mode: a hint is kept only when the output is
-//     longer than the suggested tool's page; otherwise the verdict is
-//     Allow and the hint is not counted as given.
+//     longer than the suggested tool's page, or was cut by the output
+//     limit; otherwise the verdict is Allow and the hint is not counted
+//     as given.
 //
 // Otherwise the verdict is d.
 func (g *Guard) After(c Call, d Decision, res tool.Result) Decision {
@@ -54,7 +55,7 @@ func (g *Guard) After(c Call, d Decision, res tool.Result) Decision {
 		}
 		return sd
 	}
-	if d.Action == Hint && !g.s.hintAlways && !worthHint(d.bash, res.Text()) {
+	if d.Action == Hint && !g.s.hintAlways && !worthHint(d.bash, &res) {
 		g.unhint(d)
 		return d.with(Decision{})
 	}

@@ -12,12 +12,16 @@ import (
 	"github.com/reinhq/rein/tool"
 )
 
-// Guards are on by default: a bash cat is redirected to the read tool
-// without running; NoGuards turns them off.
+// longFile is the output of a cat longer than the read tool's page, which
+// the default mismatch mode hints at.
+var longFile = strings.Repeat("contents\n", 2001)
+
+// Guards are on by default: a bash cat of a long file runs and is followed
+// by a hint naming the read tool; NoGuards turns them off.
 func TestGuardsOnByDefault(t *testing.T) {
 	ran := 0
 	bash := &tool.Tool{Name: "bash", Schema: []byte(`{"type":"object","properties":{"command":{"type":"string"}}}`),
-		Run: func(context.Context, *tool.Call) tool.Result { ran++; return tool.Text("contents") }}
+		Run: func(context.Context, *tool.Call) tool.Result { ran++; return tool.Text(longFile) }}
 	read := &tool.Tool{Name: "read", Schema: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`),
 		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text("contents") }}
 	reg, err := tool.NewRegistry(bash, read)
@@ -53,7 +57,7 @@ func TestGuardsOnByDefault(t *testing.T) {
 // a broken harness-config.json in the workspace does not matter to it.
 func TestGuardConfigOption(t *testing.T) {
 	bash := &tool.Tool{Name: "bash", Schema: []byte(`{"type":"object","properties":{"command":{"type":"string"}}}`),
-		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text("contents") }}
+		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text(longFile) }}
 	read := &tool.Tool{Name: "read", Schema: []byte(`{"type":"object","properties":{"path":{"type":"string"}}}`),
 		Run: func(context.Context, *tool.Call) tool.Result { return tool.Text("contents") }}
 	reg, err := tool.NewRegistry(bash, read)

@@ -26,10 +26,11 @@ func newDemoCmd(e *env) *cobra.Command {
 		Short: "Run an offline scripted session on real files (no model or API key needed)",
 		Long: `Run a scripted session that shows what a harness does, with no model and no API
 key: in a fresh workspace the scripted model lists the files, reads two of them
-at once, tries to cat a file through bash (a guard stops that and points it to
-the read tool), fixes a bug with edit, runs the tests with bash, gets a long output back
-(cut to its head and tail, the full log saved under .rein/output/), searches the
-saved log, and finishes. Every tool call is real: real files, real processes.`,
+at once, views a third with cat, fixes a bug with edit, runs the tests with bash,
+reads the unchanged test script again (a guard answers that it is still the
+same, instead of sending it twice), gets a long output back (cut to its head and
+tail, the full log saved under .rein/output/), searches the saved log, and
+finishes. Every tool call is real: real files, real processes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runDemo(cmd.Context(), e, dir)
@@ -105,11 +106,11 @@ func demoScript() []faux.Reply {
 		reply("", "Reading the script and its tests together.",
 			call("read", `{"path": "greet.sh"}`), call("read", `{"path": "test.sh"}`)),
 		reply("", "And a quick look at the README.", call("bash", `{"command": "cat README.md"}`)),
-		reply("The guard says to use the read tool for viewing files.", "", call("read", `{"path": "README.md"}`)),
 		reply("greet.sh prints \"Helo\" but the tests expect \"Hello\": a typo on line 4.",
 			"Found it: a typo in the greeting. Fixing it.",
 			call("edit", `{"path": "greet.sh", "edits": [{"old_text": "echo \"Helo, ", "new_text": "echo \"Hello, "}]}`)),
 		reply("", "Running the tests.", call("bash", `{"command": "sh test.sh"}`)),
+		reply("What does -v add? Looking at the test script again.", "", call("read", `{"path": "test.sh"}`)),
 		reply("", "They pass. Running the full verbose suite as well.", call("bash", `{"command": "sh test.sh -v"}`)),
 		{Func: func(ctx context.Context, req *llm.Request) (llm.Message, error) {
 			path := savedOutput(req)

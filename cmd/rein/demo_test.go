@@ -25,7 +25,7 @@ func TestDemo(t *testing.T) {
 	if !strings.Contains(string(log), "ok 1503") || !strings.Contains(string(log), "1503 checks, 0 failed") {
 		t.Fatalf("saved output is not the full log (%d bytes)", len(log))
 	}
-	for _, want := range []string{"→ ls", "→ read greet.sh", "→ edit greet.sh", "→ bash sh test.sh -v", "3 checks, 0 failed", "→ grep", "No matches", "stop:       completed", "tool calls: 9", "[guard:hint:mismatch]", "→ read README.md",
+	for _, want := range []string{"→ ls", "→ read greet.sh", "→ edit greet.sh", "→ bash sh test.sh -v", "3 checks, 0 failed", "→ grep", "No matches", "stop:       completed", "tool calls: 9", "→ bash cat README.md", "[guard same_output] read succeeded with the same output as in turn 2",
 		"ran 1503 checks and none failed", "has no FAIL lines"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("transcript lacks %q", want)

@@ -299,6 +299,10 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte(strings.Repeat("alpha\n", 100)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Longer than the output limit: cut, so worth a hint.
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(strings.Repeat("a long line of the big file\n", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// Every reply says something new, so that the harness's own stall
 	// detection does not end the run before the guards do.
 	n := 0
@@ -313,6 +317,7 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 		call("bash", `{"command": "cat a.txt"}`),
 		call("bash", `{"command": "grep -n alpha a.txt"}`),
 		call("bash", `{"command": "grep -n alpha a.txt"}`),
+		call("bash", `{"command": "cat big.txt"}`),
 	}
 	for range 3 {
 		lines = append(lines, call("edit", `{"path": "a.txt", "edits": [{"old_text": "nope", "new_text": "x"}]}`))
@@ -370,6 +375,9 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 	}
 	if live[5] != "cached:same_output" {
 		t.Errorf("the repeated grep was not answered as the same output: %v", live[:6])
+	}
+	if live[2] != "allow" || live[6] != "hint:mismatch" {
+		t.Errorf("the short cat was hinted, or the cut one was not: %v", live[:7])
 	}
 	for _, want := range []string{"cached:read_cache", "hint:mismatch", "block:error_retry", "block:loop.unknown_tool", "stop:loop.circuit_breaker"} {
 		if !slices.Contains(live, want) {

@@ -75,6 +75,8 @@ type Call struct {
 	// because it repeated an earlier output of the same call (rule
 	// same_output): the call ran, and its output is that earlier one.
 	Same bool
+	// Truncated marks a result rein's output limit cut (note "truncated").
+	Truncated bool
 }
 
 // guardNotes applies the notes rein's guard left on a recorded result
@@ -84,6 +86,9 @@ type Call struct {
 // warnings.
 func guardNotes(c *Call, notes []string) {
 	for _, n := range notes {
+		if n == "truncated" {
+			c.Truncated = true
+		}
 		rest, ok := strings.CutPrefix(n, "guard:")
 		if !ok {
 			continue

@@ -220,6 +220,7 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 	outputs := map[string]string{}
 	var res tool.Result
 	content := make([]llm.Content, 1)
+	truncated := []string{"truncated"}
 	for i := range s.Calls {
 		c := &s.Calls[i]
 		e := Entry{I: i, File: file, Line: c.Line, Turn: c.Turn, Tool: c.Tool}
@@ -242,6 +243,9 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		}
 		content[0] = llm.Text(c.Result)
 		res = tool.Result{Content: content, IsError: c.IsError}
+		if c.Truncated {
+			res.Notes = truncated
+		}
 		gc := guard.Call{Tool: c.Tool, Args: c.Args, Turn: c.Turn, Unknown: c.Unknown, Recorded: &res}
 		if referenced(c) {
 			gc.Recorded = nil // unknown: the cache is trusted, as it was live

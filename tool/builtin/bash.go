@@ -379,9 +379,13 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 		}
 	}
 	b.WriteString(status)
-	return tool.Result{
+	res := tool.Result{
 		Content: []llm.Content{llm.Text(b.String())},
 		IsError: stop != exited || d.ExitCode != 0,
 		Details: d,
-	}, nil
+	}
+	if sink.cut() {
+		res.Notes = []string{"truncated"} // as tool.Limit notes it
+	}
+	return res, nil
 }

@@ -299,3 +299,11 @@ func stripANSI(s string) string {
 	}
 	return b.String()
 }
+
+// cut reports whether the output was too long to keep whole, so that
+// render keeps only its head and tail.
+func (s *outputSink) cut() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.spilled
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -215,6 +216,12 @@ func TestBashHugeOutput(t *testing.T) {
 	expect(t, res, false, "y\ny\n", "omitted from the middle of 50.0 MB of output", "the full output is in .rein/output/bash-", "last line\nexit code: 0")
 	if n := len(res.Text()); n > BashHeadBytes+BashTailBytes+500 {
 		t.Fatalf("result is %d bytes", n)
+	}
+	if !slices.Contains(res.Notes, "truncated") {
+		t.Errorf("notes = %v, want truncated", res.Notes)
+	}
+	if short := call(t, reg, "bash", `{"command":"echo hi"}`); len(short.Notes) != 0 {
+		t.Errorf("a short output has notes %v", short.Notes)
 	}
 	d := res.Details.(BashDetails)
 	if d.OutputBytes != int64(50_000_000+len("\nlast line\n")) || !strings.HasPrefix(d.LogPath, ".rein/output/bash-") {
