@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/reinhq/rein/tool"
 )
 
 // errNoMessages says a JSON document has no top-level "messages" list, so
@@ -154,6 +155,7 @@ func readMiniSWE(data []byte) (*Session, error) {
 			if k, ok := miniObservation(next, c.id); ok {
 				call.Result = texts[i+1+k]
 				call.IsError = miniFailed(next[k], call.Result)
+				call.Truncated = miniCut(call.Result)
 			}
 			s.Calls = append(s.Calls, call)
 		}
@@ -380,4 +382,17 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// miniCut reports whether mini-swe-agent cut an output that rein's output
+// limit would have cut too: an "N characters elided" note with more than
+// tool.DefaultMaxChars characters in all.
+func miniCut(text string) bool {
+	i := strings.Index(text, "<elided_chars>")
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(text[i+len("<elided_chars>"):], " \t\r\n")
+	n, err := strconv.Atoi(rest[:len(rest)-len(strings.TrimLeft(rest, "0123456789"))])
+	return err == nil && len(text)+n > tool.DefaultMaxChars
 }

@@ -265,3 +265,19 @@ func TestFenced(t *testing.T) {
 		}
 	}
 }
+
+func TestMiniCut(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"<returncode>0</returncode>\n<output>short</output>", false},
+		{"<output_head>\na\n</output_head>\n<elided_chars>\n31129 characters elided\n</elided_chars>\n<output_tail>\nb\n</output_tail>", true},
+		{"<output_head>\na\n</output_head>\n<elided_chars>\n120 characters elided\n</elided_chars>", false},
+		{"<elided_chars>\nmany characters elided", false},
+	} {
+		if got := miniCut(tt.text); got != tt.want {
+			t.Errorf("miniCut(%.40q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
