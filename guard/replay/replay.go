@@ -253,93 +253,27 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		d := g.Decide(gc)
 		// Once the call ran, its output may repeat an earlier one word for
 		// word (same_output), or be too short for a hint to be worth it.
-		var same guard.Decision
-		isSame := false
-		if d.Action == guard.Hint || d.Action == guard.Warn || d.Action == guard.Allow {
-			if a := g.After(gc, d, res); a.Rule == guard.RuleSameOutput {
-				same, isSame = a, true
-			} else {
-				d = a
-			}
+		v := d
+		if !notRun(c) && (d.Action == guard.Allow || d.Action == guard.Hint || d.Action == guard.Warn) {
+			v = g.After(gc, d, res)
 		}
-		if isSame && notRun(c) {
-			isSame = false
-		}
-		if isSame {
-			e.Decision, e.Rule, e.Message = same.Action.String(), same.Rule, same.Message
-		} else {
-			e.Decision, e.Rule, e.Message = d.Action.String(), d.Rule, d.Message
-		}
-		var t Account
-		switch d.Action {
-		case guard.Hint, guard.Warn:
-			t.Added = Tokens(len(d.Message))
-			if isSame {
-				// A warning goes with the note (a hint is dropped); both
-				// are charged to same_output, which replaced the output.
-				if d.Action == guard.Hint {
-					t.Added = 0
-				}
-				t.Added += Tokens(len(same.Message))
-				t.Saved = Tokens(len(c.Result))
-			}
-		case guard.Cached:
-			t.Added = Tokens(len(d.Message))
-			switch {
-			case copies:
-				sum.TokensCached += Tokens(len(c.Result))
-			case !referenced(c):
-				// The output is not sent again: the earlier result it
-				// repeats is still in the conversation.
-				t.Saved = Tokens(len(c.Result))
-			}
-		case guard.Block:
-			t.Added = Tokens(len(d.Message))
-			switch {
-			case notRun(c):
-				// The recording's own guard blocked the call: it never
-				// produced output, so what blocking it saves is not known.
-			case refetched(d.Rule):
-				// The model fetches the output another way: one more
-				// request, re-sending the prefix and the call rewritten.
-				prefix := c.Prefix
-				if prefix == 0 {
-					prefix = EstimatedBase + seen
-				}
-				t.RoundTrip = prefix + Tokens(len(c.Args))
-			default:
-				// The output would have repeated itself; the model's next
-				// request comes either way, with the block message in
-				// place of the output.
-				t.Saved = Tokens(len(c.Result))
-			}
-		case guard.Stop:
-			if !notRun(c) {
-				t.Saved = Tokens(len(c.Result))
-			}
-			t.Added = Tokens(len(d.Message))
-			stopped = true
-		}
+		e.Decision, e.Rule, e.Message = v.Action.String(), v.Rule, v.Message
+		t := cost(c, d, v, seen, copies)
 		e.TokensSaved, e.TokensCost = t.Saved, t.Added+t.RoundTrip
-		switch {
-		case isSame:
-			if d.Action == guard.Allow {
-				t.Added = Tokens(len(same.Message))
-				t.Saved = Tokens(len(c.Result))
-				e.TokensSaved, e.TokensCost = t.Saved, t.Added
-			}
-			sum.charge(guard.RuleSameOutput, t)
-		case d.Action != guard.Allow:
-			sum.charge(d.Rule, t)
+		if v.Action != guard.Allow {
+			sum.charge(v.Rule, t)
+		}
+		if v.Action == guard.Cached && copies {
+			sum.TokensCached += Tokens(len(c.Result))
 		}
 		sum.count(e.Decision, e.Rule)
+		stopped = v.Action == guard.Stop
 		seen += Tokens(len(c.Args) + len(c.Result))
 		// The session goes on as it happened: a call that ran is recorded
 		// as run, one the recording's guard blocked as not run.
-		rd := d
+		rd := v
 		switch {
-		case isSame:
-			rd = same
+		case v.Rule == guard.RuleSameOutput:
 		case notRun(c):
 			rd = guard.Decision{Action: guard.Block, Rule: c.GuardRule}
 		case referenced(c):
@@ -353,4 +287,57 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		}
 	}
 	return sum
+}
+
+// cost is the token account of the verdict v on call c, which Decide
+// decided as d (v differs from d when After replaced the output or
+// dropped a hint). seen is the session so far in tokens, the estimated
+// prefix; copies is the read cache's copy mode.
+func cost(c *Call, d, v guard.Decision, seen int, copies bool) Account {
+	var t Account
+	switch {
+	case v.Rule == guard.RuleSameOutput:
+		// The output is replaced by the note, after d's warning if any.
+		t.Saved = Tokens(len(c.Result))
+		t.Added = Tokens(len(v.Message))
+		if d.Action == guard.Warn {
+			t.Added += Tokens(len(d.Message))
+		}
+	case v.Action == guard.Hint || v.Action == guard.Warn:
+		t.Added = Tokens(len(v.Message))
+	case v.Action == guard.Cached:
+		t.Added = Tokens(len(v.Message))
+		if !copies && !referenced(c) {
+			// The output is not sent again: the earlier result it
+			// repeats is still in the conversation. (A copy is.)
+			t.Saved = Tokens(len(c.Result))
+		}
+	case v.Action == guard.Block:
+		t.Added = Tokens(len(v.Message))
+		switch {
+		case notRun(c):
+			// The recording's own guard blocked the call: it never
+			// produced output, so what blocking it saves is not known.
+		case refetched(v.Rule):
+			// The model fetches the output another way: one more
+			// request, re-sending the prefix and the call rewritten.
+			prefix := c.Prefix
+			if prefix == 0 {
+				prefix = EstimatedBase + seen
+			}
+			t.RoundTrip = prefix + Tokens(len(c.Args))
+		default:
+			// The output would have repeated itself; the model's next
+			// request comes either way, with the block message in place
+			// of the output.
+			t.Saved = Tokens(len(c.Result))
+		}
+	case v.Action == guard.Stop:
+		if !notRun(c) {
+			t.Saved = Tokens(len(c.Result))
+		}
+		t.Added = Tokens(len(v.Message))
+	}
+	t.Net = t.Saved - t.Added - t.RoundTrip
+	return t
 }
