@@ -15,17 +15,23 @@ import (
 // stream-json` logs. Both are JSONL with "assistant" lines whose
 // message.content holds tool_use blocks and "user" lines whose content
 // holds tool_result blocks; lines of the other known types are skipped,
-// and so are lines of subagents (isSidechain). A line of a type this
+// and so are lines of subagents (isSidechain) in a main session's file. A
+// file whose first message is a subagent's (Claude Code writes each
+// subagent's transcript to a file of its own) is read as that subagent's
+// session. A line of a type this
 // reader does not know is reported. Session files split one model reply
 // over several lines that share message.id; a turn is one message id.
 // Tool names are mapped onto rein's: Read, Write, Edit, MultiEdit, Bash,
 // Grep, Glob, LS become read, write, edit, edit, bash, grep, find, ls, and
 // file_path becomes path.
 type claudeDecoder struct {
-	turn   int
-	lastID string
-	prefix int // tokens of the request of the current turn
-	tools  []string
+	// started is set at the first user or assistant line; sub when that
+	// line was a subagent's.
+	started, sub bool
+	turn         int
+	lastID       string
+	prefix       int // tokens of the request of the current turn
+	tools        []string
 	pairing
 }
 
@@ -60,7 +66,10 @@ type claudeBlock struct {
 }
 
 func (d *claudeDecoder) line(n int, p *probe) error {
-	if p.IsSidechain {
+	if (p.Type == "assistant" || p.Type == "user") && !d.started {
+		d.started, d.sub = true, p.IsSidechain
+	}
+	if p.IsSidechain != d.sub {
 		return nil
 	}
 	switch p.Type {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -118,5 +119,24 @@ func TestReadBrokenDocument(t *testing.T) {
 	_, err := Read(strings.NewReader(in), "broken.traj")
 	if err == nil || !strings.Contains(err.Error(), "broken.traj: not valid JSON: line 3, column") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestReadClaudeSubagentFile checks that a Claude Code subagent's own
+// transcript file (every line isSidechain) is read as a session, while
+// subagent lines inside a main session's file are still skipped.
+func TestReadClaudeSubagentFile(t *testing.T) {
+	use := `{"type":"assistant","isSidechain":%v,"sessionId":"s","message":{"id":"m%d","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"ls"}}]}}`
+	res := `{"type":"user","isSidechain":%v,"sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t%d","content":"a.go"}]}}`
+	line := func(f string, args ...any) string { return fmt.Sprintf(f, args...) }
+	sub := strings.Join([]string{line(use, true, 1, 1), line(res, true, 1), line(use, true, 2, 2), line(res, true, 2)}, "\n")
+	s, err := Read(strings.NewReader(sub), "agent-1.jsonl")
+	if err != nil || len(s.Calls) != 2 || s.Calls[1].Result != "a.go" {
+		t.Fatalf("subagent file: %+v, %v", s, err)
+	}
+	mixed := strings.Join([]string{line(use, false, 1, 1), line(res, false, 1), line(use, true, 2, 2), line(res, true, 2)}, "\n")
+	s, err = Read(strings.NewReader(mixed), "main.jsonl")
+	if err != nil || len(s.Calls) != 1 {
+		t.Fatalf("main file: %+v, %v", s, err)
 	}
 }
