@@ -15,7 +15,7 @@ import (
 // test that fails the same way, a `git diff` or a `grep` that finds what
 // it found before: the model learns that nothing changed, in a line.
 //
-// The rule applies after a call ran (Same), where the others decide
+// The rule applies after a call ran (After), where the others decide
 // before. It shares the read cache's limits: results shorter than
 // MinReferenceChars are left alone, earlier runs' outputs are not used,
 // and ForgetReads drops the remembered outputs, since the earlier copy
@@ -90,7 +90,7 @@ func (g *Guard) same(c Call, d Decision, res tool.Result) (Decision, bool) {
 	return d.with(Decision{Action: Cached, Rule: RuleSameOutput, Message: msg, Content: []llm.Content{llm.Text(msg)}}), true
 }
 
-// rememberOutput keeps the output of a call that ran, for Same. Called
+// rememberOutput keeps the output of a call that ran, for same. Called
 // with g.mu held.
 func (g *Guard) rememberOutput(key uint64, turn, epoch int, isError bool, text string) {
 	if len(text) < MinReferenceChars {
