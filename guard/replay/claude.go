@@ -29,6 +29,7 @@ type claudeDecoder struct {
 	// line was a subagent's.
 	started, sub bool
 	turn         int
+	cwd          string // the first "cwd" of the session's lines
 	lastID       string
 	prefix       int // tokens of the request of the current turn
 	tools        []string
@@ -71,6 +72,9 @@ func (d *claudeDecoder) line(n int, p *probe) error {
 	}
 	if p.IsSidechain != d.sub {
 		return nil
+	}
+	if d.cwd == "" {
+		d.cwd = p.Cwd
 	}
 	switch p.Type {
 	case "system":
@@ -133,7 +137,7 @@ func (d *claudeDecoder) line(n int, p *probe) error {
 }
 
 func (d *claudeDecoder) finish() *Session {
-	s := &Session{Calls: d.calls}
+	s := &Session{Calls: d.calls, Workdir: d.cwd}
 	if len(d.tools) > 0 {
 		s.Tools = d.tools
 	}

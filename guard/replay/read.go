@@ -141,6 +141,9 @@ type Session struct {
 	// Tools lists the tools the recording says were available (mapped to
 	// rein's names), or nil when it does not say.
 	Tools []string
+	// Workdir is the directory the recorded agent worked in, when the
+	// recording says (Claude Code's "cwd"); empty otherwise.
+	Workdir string
 	// Problems are the malformed lines that were skipped.
 	Problems []*LineError
 }
@@ -233,6 +236,7 @@ type probe struct {
 	Subtype     string         `json:"subtype"`
 	Tools       jsontext.Value `json:"tools"`
 	IsSidechain bool           `json:"isSidechain"`
+	Cwd         string         `json:"cwd"`
 	SessionID   jsontext.Value `json:"session_id"`
 	// neutral (whose lines are then decoded by the neutral decoder)
 	Tool jsontext.Value `json:"tool"`

@@ -30,7 +30,8 @@ type Options struct {
 	Tools []string
 	// Workdir is the directory the recorded agent worked in: absolute
 	// paths below it count as inside the workspace for mismatch. Empty
-	// means every absolute path is outside.
+	// means the one the recording names (Session.Workdir), if any;
+	// otherwise every absolute path is outside.
 	Workdir string
 }
 
@@ -208,7 +209,11 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 	if tools == nil {
 		tools = s.Tools
 	}
-	g := guard.New(guard.Options{Config: opts.Config, Offline: true, Tools: tools, Workdir: opts.Workdir})
+	workdir := opts.Workdir
+	if workdir == "" {
+		workdir = s.Workdir
+	}
+	g := guard.New(guard.Options{Config: opts.Config, Offline: true, Tools: tools, Workdir: workdir})
 	copies := opts.Config != nil && opts.Config.ReadCache == guard.ReadCacheCopy
 	sum := Summary{Files: 1, Calls: len(s.Calls), Malformed: len(s.Problems)}
 	sum.init()

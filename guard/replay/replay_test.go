@@ -3,6 +3,7 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -250,5 +251,26 @@ func TestReplayWorkdir(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("workdir %q (-want +got):\n%s", tt.workdir, diff)
 		}
+	}
+}
+
+// TestReplayWorkdirFromRecording checks that a Claude Code session's
+// "cwd" is the workspace when no Workdir is given, so that its absolute
+// paths count as inside it.
+func TestReplayWorkdirFromRecording(t *testing.T) {
+	lines := []string{
+		`{"type":"assistant","cwd":"/repo","sessionId":"s","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat /repo/main.go"}}]}}`,
+		`{"type":"user","cwd":"/repo","sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"package main"}]}}`,
+	}
+	s, err := Read(strings.NewReader(strings.Join(lines, "\n")), "c")
+	if err != nil || s.Workdir != "/repo" {
+		t.Fatalf("workdir %q, %v", s.Workdir, err)
+	}
+	always := &guard.Config{Mismatch: guard.MismatchAlways}
+	if got, _ := verdicts(s, Options{Config: always}); !slices.Equal(got, []string{"0 hint mismatch"}) {
+		t.Fatalf("with the recording's cwd: %v", got)
+	}
+	if got, _ := verdicts(s, Options{Config: always, Workdir: "/elsewhere"}); got != nil {
+		t.Fatalf("with another workdir: %v", got)
 	}
 }
