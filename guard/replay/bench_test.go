@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -128,6 +129,8 @@ func BenchmarkReplayCorpus(b *testing.B) {
 		paths = append(paths, filepath.Join(dir, e.Name()))
 		size += int(fi.Size())
 	}
+	// As `rein guard replay` runs it.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	for _, bc := range []struct {
 		name    string
 		workers int
