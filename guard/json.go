@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/reinhq/rein/guard/internal/jsonread"
+	"github.com/reinhq/rein/internal/jsonread"
 )
 
 // The decision path reads a few top-level members of a call's arguments

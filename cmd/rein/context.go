@@ -13,11 +13,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/reinhq/rein/compact"
-	"github.com/reinhq/rein/guard/replay"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/trajectory"
 	"github.com/spf13/cobra"
 )
 
@@ -259,7 +259,7 @@ func readConversation(path string) ([]llm.Message, string, error) {
 		return nil, "", err
 	}
 	defer f.Close()
-	s, err := replay.Read(f, path)
+	s, err := trajectory.Read(f, path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -293,7 +293,7 @@ func reinMessages(entries []session.Entry) []llm.Message {
 
 // callMessages turns recorded calls into a conversation: a task message,
 // then per turn an assistant message with its calls and their results.
-func callMessages(s *replay.Session) []llm.Message {
+func callMessages(s *trajectory.Session) []llm.Message {
 	msgs := []llm.Message{llm.UserText("(recorded task)")}
 	var cur *llm.Message
 	var results []llm.Message

@@ -13,7 +13,7 @@ import (
 func TestContextReplay(t *testing.T) {
 	trajs, _ := filepath.Glob("../../testdata/trajectories/swe-agent/*/*.traj")
 	pis, _ := filepath.Glob("../../testdata/sessions/pi/*.jsonl")
-	others := []string{"../../guard/replay/testdata/claude-code-session.jsonl", "../../guard/replay/testdata/claude-stream.jsonl", "../../guard/replay/testdata/neutral.jsonl", "../../guard/replay/testdata/rein-session.jsonl"}
+	others := []string{"../../trajectory/testdata/claude-code-session.jsonl", "../../trajectory/testdata/claude-stream.jsonl", "../../trajectory/testdata/neutral.jsonl", "../../trajectory/testdata/rein-session.jsonl"}
 	if len(trajs) == 0 || len(pis) == 0 {
 		t.Fatal("test recordings missing")
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/guard/replay"
+	"github.com/reinhq/rein/trajectory"
 	"github.com/spf13/cobra"
 )
 
@@ -140,7 +141,7 @@ func guardReplay(stdout, stderr io.Writer, configPath, format, workdir string, f
 // guardOutput writes verdicts as they come and the summary at the end.
 type guardOutput interface {
 	// file starts the verdicts of one recording.
-	file(path string, s *replay.Session)
+	file(path string, s *trajectory.Session)
 	entry(e replay.Entry)
 	summary(s replay.Summary) error
 }
@@ -150,7 +151,7 @@ type guardJSONL struct {
 	err error
 }
 
-func (o *guardJSONL) file(string, *replay.Session) {}
+func (o *guardJSONL) file(string, *trajectory.Session) {}
 
 func (o *guardJSONL) entry(e replay.Entry) {
 	if o.err == nil {
@@ -175,7 +176,7 @@ type guardTable struct {
 
 func newGuardTable(w io.Writer) *guardTable { return &guardTable{w: w} }
 
-func (o *guardTable) file(path string, s *replay.Session) {
+func (o *guardTable) file(path string, s *trajectory.Session) {
 	o.flush()
 	if o.files > 0 {
 		fmt.Fprintln(o.w)

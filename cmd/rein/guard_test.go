@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/session"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,10 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/reinhq/rein/guard/replay"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/session"
 )
 
 const (
-	guardSamples = "../../guard/replay/testdata/"
+	guardSamples = "../../trajectory/testdata/"
 	piFixtures   = "../../testdata/sessions/pi/"
 	sweFixtures  = "../../testdata/trajectories/swe-agent/"
 )

@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/reinhq/rein/trajectory"
 )
 
 // syntheticSession writes n calls in the neutral format or as a Claude
@@ -75,7 +77,7 @@ func BenchmarkReplay(b *testing.B) {
 			b.ReportAllocs()
 			start := cpuTime()
 			for range b.N {
-				s, err := Read(bytes.NewReader(data), "bench")
+				s, err := trajectory.Read(bytes.NewReader(data), "bench")
 				if err != nil || len(s.Calls) != n {
 					b.Fatalf("read: %v, %d calls", err, len(s.Calls))
 				}
@@ -88,7 +90,7 @@ func BenchmarkReplay(b *testing.B) {
 		})
 	}
 	b.Run("rules-only", func(b *testing.B) {
-		s, err := Read(bytes.NewReader(syntheticSession(n, false)), "bench")
+		s, err := trajectory.Read(bytes.NewReader(syntheticSession(n, false)), "bench")
 		if err != nil {
 			b.Fatal(err)
 		}

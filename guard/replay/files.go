@@ -3,13 +3,15 @@ package replay
 import (
 	"os"
 	"sync"
+
+	"github.com/reinhq/rein/trajectory"
 )
 
 // FileResult is the replay of one recording file.
 type FileResult struct {
 	Path string
 	// Session is the decoded recording, nil when Err is set.
-	Session *Session
+	Session *trajectory.Session
 	// Entries are the verdicts on its calls, in order; Summary totals them.
 	Entries []Entry
 	Summary Summary
@@ -70,7 +72,7 @@ func replayFile(path string, opts Options) FileResult {
 		r.Err = err
 		return r
 	}
-	s, err := Read(f, path)
+	s, err := trajectory.Read(f, path)
 	f.Close()
 	if err != nil {
 		r.Err = err

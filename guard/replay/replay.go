@@ -1,9 +1,7 @@
 // Package replay runs guard's rules over recorded sessions, offline: to
-// tune a configuration and to see what the rules would have saved. It
-// reads rein's own session logs, pi session files and `--mode json` event
-// streams, Claude Code session files and stream-json logs, SWE-agent
-// trajectories and a neutral JSONL of calls, detecting the format from
-// the content.
+// tune a configuration and to see what the rules would have saved. The
+// recordings are read by package trajectory (rein's own session logs, pi,
+// Claude Code, SWE-agent, mini-swe-agent and a neutral JSONL of calls).
 //
 // Every call is decided as the rule chain would have decided it at that
 // point of the session, then recorded with its recorded result: the
@@ -19,6 +17,7 @@ import (
 	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
+	"github.com/reinhq/rein/trajectory"
 )
 
 // Options configures a replay.
@@ -186,11 +185,11 @@ func (s *Summary) charge(rule string, t Account) {
 }
 
 // notRun reports whether the recording's guard kept the call from running.
-func notRun(c *Call) bool { return c.Guarded == "block" || c.Guarded == "stop" }
+func notRun(c *trajectory.Call) bool { return c.Guarded == "block" || c.Guarded == "stop" }
 
 // referenced reports whether the recording's guard answered the call with
 // a reference to an earlier result: its output is not in the recording.
-func referenced(c *Call) bool {
+func referenced(c *trajectory.Call) bool {
 	return c.Guarded == "cached" && !strings.Contains(c.Result, "\n")
 }
 
@@ -199,12 +198,9 @@ func referenced(c *Call) bool {
 // a call deferred to the next turn.
 func refetched(rule string) bool { return rule == guard.RuleMismatch || rule == guard.RuleCascade }
 
-// Tokens estimates the tokens of a text of n bytes: n/4, rounded up.
-func Tokens(n int) int { return (n + 3) / 4 }
-
 // Run replays a session through a fresh guard and calls emit, when not
 // nil, with the verdict on each call in order. file labels the entries.
-func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
+func Run(s *trajectory.Session, file string, opts Options, emit func(Entry)) Summary {
 	tools := opts.Tools
 	if tools == nil {
 		tools = s.Tools
@@ -231,7 +227,7 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 		e := Entry{I: i, File: file, Line: c.Line, Turn: c.Turn, Tool: c.Tool}
 		if stopped {
 			e.Decision = Skipped
-			e.TokensSaved = Tokens(len(c.Args) + len(c.Result))
+			e.TokensSaved = trajectory.Tokens(len(c.Args) + len(c.Result))
 			sum.charge(Skipped, Account{Saved: e.TokensSaved})
 			sum.count(Skipped, "")
 			if emit != nil {
@@ -269,11 +265,11 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 			sum.charge(v.Rule, t)
 		}
 		if v.Action == guard.Cached && copies {
-			sum.TokensCached += Tokens(len(c.Result))
+			sum.TokensCached += trajectory.Tokens(len(c.Result))
 		}
 		sum.count(e.Decision, e.Rule)
 		stopped = v.Action == guard.Stop
-		seen += Tokens(len(c.Args) + len(c.Result))
+		seen += trajectory.Tokens(len(c.Args) + len(c.Result))
 		// The session goes on as it happened: a call that ran is recorded
 		// as run, one the recording's guard blocked as not run.
 		rd := v
@@ -298,27 +294,27 @@ func Run(s *Session, file string, opts Options, emit func(Entry)) Summary {
 // decided as d (v differs from d when After replaced the output or
 // dropped a hint). seen is the session so far in tokens, the estimated
 // prefix; copies is the read cache's copy mode.
-func cost(c *Call, d, v guard.Decision, seen int, copies bool) Account {
+func cost(c *trajectory.Call, d, v guard.Decision, seen int, copies bool) Account {
 	var t Account
 	switch {
 	case v.Rule == guard.RuleSameOutput:
 		// The output is replaced by the note, after d's warning if any.
-		t.Saved = Tokens(len(c.Result))
-		t.Added = Tokens(len(v.Message))
+		t.Saved = trajectory.Tokens(len(c.Result))
+		t.Added = trajectory.Tokens(len(v.Message))
 		if d.Action == guard.Warn {
-			t.Added += Tokens(len(d.Message))
+			t.Added += trajectory.Tokens(len(d.Message))
 		}
 	case v.Action == guard.Hint || v.Action == guard.Warn:
-		t.Added = Tokens(len(v.Message))
+		t.Added = trajectory.Tokens(len(v.Message))
 	case v.Action == guard.Cached:
-		t.Added = Tokens(len(v.Message))
+		t.Added = trajectory.Tokens(len(v.Message))
 		if !copies && !referenced(c) {
 			// The output is not sent again: the earlier result it
 			// repeats is still in the conversation. (A copy is.)
-			t.Saved = Tokens(len(c.Result))
+			t.Saved = trajectory.Tokens(len(c.Result))
 		}
 	case v.Action == guard.Block:
-		t.Added = Tokens(len(v.Message))
+		t.Added = trajectory.Tokens(len(v.Message))
 		switch {
 		case notRun(c):
 			// The recording's own guard blocked the call: it never
@@ -330,18 +326,18 @@ func cost(c *Call, d, v guard.Decision, seen int, copies bool) Account {
 			if prefix == 0 {
 				prefix = EstimatedBase + seen
 			}
-			t.RoundTrip = prefix + Tokens(len(c.Args))
+			t.RoundTrip = prefix + trajectory.Tokens(len(c.Args))
 		default:
 			// The output would have repeated itself; the model's next
 			// request comes either way, with the block message in place
 			// of the output.
-			t.Saved = Tokens(len(c.Result))
+			t.Saved = trajectory.Tokens(len(c.Result))
 		}
 	case v.Action == guard.Stop:
 		if !notRun(c) {
-			t.Saved = Tokens(len(c.Result))
+			t.Saved = trajectory.Tokens(len(c.Result))
 		}
-		t.Added = Tokens(len(v.Message))
+		t.Added = trajectory.Tokens(len(v.Message))
 	}
 	t.Net = t.Saved - t.Added - t.RoundTrip
 	return t

@@ -3,17 +3,43 @@ package replay
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/guard"
+	"github.com/reinhq/rein/trajectory"
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// The recordings the tests replay.
+const (
+	samples = "../../trajectory/testdata/"
+	piDir   = "../../testdata/sessions/pi/"
+	sweDir  = "../../testdata/trajectories/swe-agent/"
+)
+
+func readFile(t testing.TB, path string) *trajectory.Session {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := trajectory.Read(f, path)
+	if err != nil {
+		t.Fatalf("Read(%s): %v", path, err)
+	}
+	return s
+}
 
 // verdicts returns the decisions that are not a plain allow, as
 // "index decision rule".
-func verdicts(s *Session, opts Options) ([]string, Summary) {
+func verdicts(s *trajectory.Session, opts Options) ([]string, Summary) {
 	var out []string
 	sum := Run(s, "f", opts, func(e Entry) {
 		if e.Decision != "allow" || e.Rule != "" {
@@ -42,28 +68,28 @@ func TestReplayDecisions(t *testing.T) {
 			decisions: map[string]int{"allow": 11, "cached": 1}}, // the same failed edit, again
 		// The re-reads in these recordings are short: answering them with a
 		// reference would cost about as much as the output, so they run.
-		{file: "testdata/rein-session.jsonl", want: nil,
+		{file: samples + "rein-session.jsonl", want: nil,
 			decisions: map[string]int{"allow": 6}},
-		{file: "testdata/rein-session.jsonl", opts: Options{Config: copies}, want: []string{"3 cached read_cache"},
+		{file: samples + "rein-session.jsonl", opts: Options{Config: copies}, want: []string{"3 cached read_cache"},
 			decisions: map[string]int{"allow": 5, "cached": 1}},
-		{file: "testdata/rein-session.jsonl", opts: Options{Config: disableMismatch}, want: nil,
+		{file: samples + "rein-session.jsonl", opts: Options{Config: disableMismatch}, want: nil,
 			decisions: map[string]int{"allow": 6}},
-		{file: "testdata/claude-code-session.jsonl", want: []string{"9 block error_retry"},
+		{file: samples + "claude-code-session.jsonl", want: []string{"9 block error_retry"},
 			decisions: map[string]int{"allow": 12, "block": 1}},
-		{file: "testdata/claude-code-session.jsonl", opts: Options{Config: copies}, want: []string{"2 cached read_cache", "9 block error_retry"},
+		{file: samples + "claude-code-session.jsonl", opts: Options{Config: copies}, want: []string{"2 cached read_cache", "9 block error_retry"},
 			decisions: map[string]int{"allow": 11, "block": 1, "cached": 1}},
 		// A loop warning is given once per streak.
-		{file: "testdata/claude-stream.jsonl", want: []string{"11 warn loop.poll_no_progress"},
+		{file: samples + "claude-stream.jsonl", want: []string{"11 warn loop.poll_no_progress"},
 			decisions: map[string]int{"allow": 15, "warn": 1}},
-		{file: "testdata/neutral.jsonl", want: []string{"5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
+		{file: samples + "neutral.jsonl", want: []string{"5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
 			decisions: map[string]int{"allow": 26, "block": 3}},
-		{file: "testdata/neutral.jsonl", opts: Options{Config: copies}, want: []string{"2 cached read_cache", "5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
+		{file: samples + "neutral.jsonl", opts: Options{Config: copies}, want: []string{"2 cached read_cache", "5 block error_retry", "16 block cascade", "27 block loop.unknown_tool", "28 allow passthrough"},
 			decisions: map[string]int{"allow": 25, "block": 3, "cached": 1}},
-		{file: "testdata/neutral.jsonl", opts: Options{Config: &guard.Config{Disable: []string{"loop", "cascade"}, ReadCacheTurns: 0}},
+		{file: samples + "neutral.jsonl", opts: Options{Config: &guard.Config{Disable: []string{"loop", "cascade"}, ReadCacheTurns: 0}},
 			want:      []string{"5 block error_retry", "28 allow passthrough"},
 			decisions: map[string]int{"allow": 28, "block": 1}},
-		{file: "testdata/malformed.jsonl", want: nil, decisions: map[string]int{"allow": 9}},
-		{file: "testdata/malformed.jsonl", opts: Options{Config: &guard.Config{Mismatch: guard.MismatchBlock, ReadCache: guard.ReadCacheCopy}}, want: []string{"1 cached read_cache", "2 block mismatch"},
+		{file: samples + "malformed.jsonl", want: nil, decisions: map[string]int{"allow": 9}},
+		{file: samples + "malformed.jsonl", opts: Options{Config: &guard.Config{Mismatch: guard.MismatchBlock, ReadCache: guard.ReadCacheCopy}}, want: []string{"1 cached read_cache", "2 block mismatch"},
 			decisions: map[string]int{"allow": 7, "block": 1, "cached": 1}},
 	}
 	for _, tt := range tests {
@@ -104,18 +130,18 @@ func TestReplayTokens(t *testing.T) {
 		add(3+i, "check_status", `{}`, "pending")
 	}
 	add(40, "read", `{"path":"b.txt"}`, result) // after the stop: skipped
-	s, err := Read(strings.NewReader(strings.Join(lines, "\n")), "t")
+	s, err := trajectory.Read(strings.NewReader(strings.Join(lines, "\n")), "t")
 	if err != nil {
 		t.Fatal(err)
 	}
-	pollSaved := 10 * Tokens(len("pending")) // the blocked polls repeat their output
-	wantSkipped := Tokens(len(`{"path":"b.txt"}`) + 400)
-	stopSaved := Tokens(len("pending")) + wantSkipped
+	pollSaved := 10 * trajectory.Tokens(len("pending")) // the blocked polls repeat their output
+	wantSkipped := trajectory.Tokens(len(`{"path":"b.txt"}`) + 400)
+	stopSaved := trajectory.Tokens(len("pending")) + wantSkipped
 
 	t.Run("hint", func(t *testing.T) {
 		var entries []Entry
 		sum := Run(s, "t", Options{}, func(e Entry) { entries = append(entries, e) })
-		if e := entries[0]; e.Decision != "hint" || e.TokensSaved != 0 || e.TokensCost != Tokens(len(e.Message)) {
+		if e := entries[0]; e.Decision != "hint" || e.TokensSaved != 0 || e.TokensCost != trajectory.Tokens(len(e.Message)) {
 			t.Errorf("hinted entry = %+v", e)
 		}
 		if e := entries[3]; e.Decision != "allow" {
@@ -128,7 +154,7 @@ func TestReplayTokens(t *testing.T) {
 		if p := sum.ByRule[guard.RulePollNoProgress]; p.Saved != pollSaved || p.RoundTrip != 0 || p.Net != p.Saved-p.Added {
 			t.Errorf("poll account = %+v, want %d saved", p, pollSaved)
 		}
-		if st := sum.ByRule[guard.RuleCircuitBreaker]; st.Saved != Tokens(len("pending")) {
+		if st := sum.ByRule[guard.RuleCircuitBreaker]; st.Saved != trajectory.Tokens(len("pending")) {
 			t.Errorf("stop account = %+v", st)
 		}
 		if sk := sum.ByRule[Skipped]; sk.Saved != wantSkipped || entries[len(entries)-1].Decision != Skipped {
@@ -136,7 +162,7 @@ func TestReplayTokens(t *testing.T) {
 		}
 		// The re-read is answered with a reference: its output is saved,
 		// the note added.
-		if rc := sum.ByRule[guard.RuleReadCache]; sum.TokensCached != 0 || rc.Saved != 100 || rc.Added != Tokens(len(entries[2].Message)) || rc.Net <= 0 {
+		if rc := sum.ByRule[guard.RuleReadCache]; sum.TokensCached != 0 || rc.Saved != 100 || rc.Added != trajectory.Tokens(len(entries[2].Message)) || rc.Net <= 0 {
 			t.Errorf("cached = %d, read cache account %+v", sum.TokensCached, rc)
 		}
 		tot := sum.Tokens
@@ -166,12 +192,12 @@ func TestReplayTokens(t *testing.T) {
 		// A redirect saves nothing (the model reads the file instead) and
 		// costs a round trip: the estimated prefix at the start of the
 		// session, then the recorded one.
-		first := EstimatedBase + Tokens(len(catArgs))
-		if e := entries[0]; e.Decision != "block" || e.TokensSaved != 0 || e.TokensCost != first+Tokens(len(e.Message)) {
+		first := EstimatedBase + trajectory.Tokens(len(catArgs))
+		if e := entries[0]; e.Decision != "block" || e.TokensSaved != 0 || e.TokensCost != first+trajectory.Tokens(len(e.Message)) {
 			t.Errorf("first block = %+v, want round trip %d", e, first)
 		}
-		second := 5000 + Tokens(len(`{"command":"cat b.txt"}`))
-		if e := entries[3]; e.Decision != "block" || e.TokensCost != second+Tokens(len(e.Message)) {
+		second := 5000 + trajectory.Tokens(len(`{"command":"cat b.txt"}`))
+		if e := entries[3]; e.Decision != "block" || e.TokensCost != second+trajectory.Tokens(len(e.Message)) {
 			t.Errorf("second block = %+v, want round trip %d", e, second)
 		}
 		if mm := sum.ByRule[guard.RuleMismatch]; mm.RoundTrip != first+second || mm.Saved != 0 || mm.Net >= 0 {
@@ -182,7 +208,7 @@ func TestReplayTokens(t *testing.T) {
 
 func TestSummaryAdd(t *testing.T) {
 	var total Summary
-	for _, f := range []string{"testdata/neutral.jsonl", "testdata/claude-stream.jsonl"} {
+	for _, f := range []string{samples + "neutral.jsonl", samples + "claude-stream.jsonl"} {
 		total.Add(Run(readFile(t, f), f, Options{}, nil))
 	}
 	if total.Files != 2 || total.Calls != 45 || total.Decisions["warn"] != 1 || total.Rules[guard.RulePollNoProgress]["warn"] != 1 ||
@@ -206,7 +232,7 @@ func FuzzNeutral(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		s, err := Read(strings.NewReader(in), "fuzz")
+		s, err := trajectory.Read(strings.NewReader(in), "fuzz")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "fuzz: ") {
 				t.Fatalf("error does not name the input: %v", err)
@@ -239,7 +265,7 @@ func FuzzNeutral(f *testing.F) {
 func TestReplayWorkdir(t *testing.T) {
 	in := `{"tool":"bash","args":{"command":"cat /app/a.txt"},"result":"hello"}` + "\n" +
 		`{"tool":"bash","args":{"command":"grep -n x /etc/hosts"},"result":"1:x"}`
-	s, err := Read(strings.NewReader(in), "w")
+	s, err := trajectory.Read(strings.NewReader(in), "w")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +288,7 @@ func TestReplayWorkdirFromRecording(t *testing.T) {
 		`{"type":"assistant","cwd":"/repo","sessionId":"s","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"cat /repo/main.go"}}]}}`,
 		`{"type":"user","cwd":"/repo","sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"package main"}]}}`,
 	}
-	s, err := Read(strings.NewReader(strings.Join(lines, "\n")), "c")
+	s, err := trajectory.Read(strings.NewReader(strings.Join(lines, "\n")), "c")
 	if err != nil || s.Workdir != "/repo" {
 		t.Fatalf("workdir %q, %v", s.Workdir, err)
 	}

@@ -1,4 +1,4 @@
-package replay
+package trajectory
 
 import (
 	"errors"
@@ -46,8 +46,8 @@ func briefs(s *Session) []brief {
 }
 
 const (
-	piDir  = "../../testdata/sessions/pi/"
-	sweDir = "../../testdata/trajectories/swe-agent/"
+	piDir  = "../testdata/sessions/pi/"
+	sweDir = "../testdata/trajectories/swe-agent/"
 )
 
 func TestReadFixtures(t *testing.T) {

@@ -1,4 +1,4 @@
-package replay
+package trajectory
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/reinhq/rein/guard/internal/jsonread"
+	"github.com/reinhq/rein/internal/jsonread"
 )
 
 // readOpts accept what recordings contain: invalid UTF-8 is kept rather

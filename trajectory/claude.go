@@ -1,4 +1,4 @@
-package replay
+package trajectory
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/reinhq/rein/guard/internal/jsonread"
+	"github.com/reinhq/rein/internal/jsonread"
 )
 
 // claudeDecoder reads Claude Code session files and `--output-format

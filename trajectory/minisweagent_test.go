@@ -1,4 +1,4 @@
-package replay
+package trajectory
 
 import (
 	"encoding/json"

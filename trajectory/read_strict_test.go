@@ -1,4 +1,4 @@
-package replay
+package trajectory
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-const demoDir = "../../testdata/trajectories/swe-agent/demonstrations/"
+const demoDir = "../testdata/trajectories/swe-agent/demonstrations/"
 
 // TestReadHistoryOnlyTrajectory reads a real .traj that has a history and
 // no trajectory: one call per assistant action, the observation after it,
