@@ -11,7 +11,15 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/reinhq/rein/guard"
+)
+
+// The guard rule ids this reader needs, as rein's session logs spell them
+// in result notes (package guard's RuleReadCache, RuleSameOutput and
+// RuleUnknownTool; a test holds them equal).
+const (
+	ruleReadCache   = "read_cache"
+	ruleSameOutput  = "same_output"
+	ruleUnknownTool = "loop.unknown_tool"
 )
 
 // Format names a recording format.
@@ -93,21 +101,21 @@ func guardNotes(c *Call, notes []string) {
 		if !ok {
 			continue
 		}
-		if rest == "cached:"+guard.RuleSameOutput {
+		if rest == "cached:"+ruleSameOutput {
 			c.Same = true
 			continue
 		}
 		c.Guarded, c.GuardRule, _ = strings.Cut(rest, ":")
 		if c.Guarded == "cached" {
-			c.GuardRule = guard.RuleReadCache
+			c.GuardRule = ruleReadCache
 		}
 	}
 	if c.Guarded == "" && strings.HasPrefix(c.Result, "[guard ") {
 		rule, _, _ := strings.Cut(c.Result[len("[guard "):], "]")
 		switch {
-		case rule == guard.RuleSameOutput:
+		case rule == ruleSameOutput:
 			c.Same = true
-		case rule == guard.RuleReadCache && !c.IsError:
+		case rule == ruleReadCache && !c.IsError:
 			c.Guarded, c.GuardRule = "cached", rule
 		case c.IsError:
 			c.Guarded, c.GuardRule = "block", rule
@@ -130,7 +138,7 @@ func guardNotes(c *Call, notes []string) {
 			c.Result = c.Result[:i]
 		}
 	case "block", "stop":
-		c.Unknown = c.GuardRule == guard.RuleUnknownTool
+		c.Unknown = c.GuardRule == ruleUnknownTool
 	}
 }
 
