@@ -23,11 +23,17 @@ import (
 func runTUI(ctx context.Context, e *env, o *runOptions, a *agentSetup) error {
 	b := &tuiBackend{e: e, o: o, a: a}
 	opts := tui.Options{Plain: e.getenv("NO_COLOR") != "", Commands: b.commands()}
+	hist := openHistory(e.getenv, a.ws.Root, redactor())
+	if hist != nil {
+		opts.PromptStore = hist
+	}
 	if a.session != nil {
 		c := a.session.Context()
 		opts.Conversation = c.Messages
 		for _, m := range c.Messages {
-			if m.Role == llm.RoleUser {
+			// The session's prompts are up/down's when no history file
+			// keeps them.
+			if m.Role == llm.RoleUser && hist == nil {
 				opts.History = append(opts.History, m.Text())
 			}
 		}
