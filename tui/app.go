@@ -221,6 +221,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			a.tree = newTreeView(msg.entries, msg.leaf)
 		}
+	case forkedMsg:
+		a.forked(msg)
 	case navigatedMsg:
 		if msg.err != nil {
 			a.tr.Error(msg.err.Error())
