@@ -121,11 +121,11 @@ func (h *Harness) chain(p llm.Provider, m llm.Model) []compact.Summarizer {
 // the root until f returns false. It reports false when the store cannot
 // look entries up.
 func (h *Harness) pathBack(f func(e *session.Entry) bool) bool {
-	lookup, ok := h.store.(entryLookup)
+	lookup, ok := h.st().(entryLookup)
 	if !ok {
 		return false
 	}
-	id := h.store.Leaf()
+	id := h.st().Leaf()
 	for n := 0; id != "" && n < 1<<24; n++ {
 		e, ok := lookup.Entry(id)
 		if !ok || !f(&e) {
@@ -160,7 +160,7 @@ func (h *Harness) readLogged() logged {
 			}
 			// Look on for its first kept entry.
 			id := c.Parent
-			lookup, _ := h.store.(entryLookup)
+			lookup, _ := h.st().(entryLookup)
 			for n := 0; id != "" && lookup != nil && n < 1<<24; n++ {
 				p, ok := lookup.Entry(id)
 				if !ok {

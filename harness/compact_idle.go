@@ -58,7 +58,7 @@ func (h *Harness) Compact(ctx context.Context, o CompactOptions) (entry session.
 	if err := h.flush(); err != nil {
 		return session.Entry{}, wrap(op, CodeStore, err)
 	}
-	sc := h.store.Context()
+	sc := h.st().Context()
 	c := h.snapshotConfig()
 	s := h.cx.settings
 	b := s.BudgetFor(c.model, c.maxTokens)
@@ -163,7 +163,7 @@ func (h *Harness) Handoff(ctx context.Context, o HandoffOptions) (briefing strin
 	if err := h.flush(); err != nil {
 		return "", wrap(op, CodeStore, err)
 	}
-	sc := h.store.Context()
+	sc := h.st().Context()
 	if len(sc.Messages) == 0 {
 		return "", errorf(CodeConfig, op, "the session has no messages to hand off")
 	}

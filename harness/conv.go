@@ -25,7 +25,7 @@ type conv struct {
 // append writes e to the store and keeps the cache in step; run marks
 // the messages of a run, which the run itself adds to the conversation.
 func (h *Harness) append(e session.Entry, run bool) (session.Entry, error) {
-	e, err := h.store.Append(e)
+	e, err := h.st().Append(e)
 	if err != nil {
 		return e, err
 	}
@@ -45,14 +45,14 @@ func (h *Harness) append(e session.Entry, run bool) (session.Entry, error) {
 // conversation returns the messages at the store's leaf, from the cache
 // when it is valid, and owned by the caller (who may append to it).
 func (h *Harness) conversation() []llm.Message {
-	if h.conv.valid && h.store.Leaf() == h.conv.leaf {
+	if h.conv.valid && h.st().Leaf() == h.conv.leaf {
 		return h.conv.msgs
 	}
-	sc := h.store.Context()
+	sc := h.st().Context()
 	h.mu.Lock()
 	h.recorded = recordedFrom(sc)
 	h.mu.Unlock()
-	h.conv = conv{valid: true, leaf: h.store.Leaf(), msgs: nil}
+	h.conv = conv{valid: true, leaf: h.st().Leaf(), msgs: nil}
 	return sc.Messages
 }
 

@@ -43,7 +43,7 @@ import (
 // method (at any time, from any goroutine, including from listeners and
 // hooks). All methods are safe for concurrent use.
 type Harness struct {
-	store   Store
+	store   atomic.Pointer[storeRef] // see st; replaced by SwitchStore
 	hooks   *hook.Hooks
 	stop    StopPolicy
 	mw      []tool.Middleware
@@ -148,7 +148,7 @@ func New(o Options) (*Harness, error) {
 		return nil, &Error{Code: CodeConfig, Op: op, Err: err}
 	}
 	h := &Harness{cx: cx, guard: g,
-		store: o.Store, hooks: o.Hooks, stop: o.Stop, mw: mw,
+		hooks: o.Hooks, stop: o.Stop, mw: mw,
 		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),
 	}
@@ -158,9 +158,11 @@ func New(o Options) (*Harness, error) {
 	if h.hooks == nil {
 		h.hooks = hook.New()
 	}
-	if h.store == nil {
-		h.store = NewMemoryStore(h.clock)
+	store := o.Store
+	if store == nil {
+		store = NewMemoryStore(h.clock)
 	}
+	h.store.Store(&storeRef{store})
 	if o.Stop.Mode == Strict {
 		h.wc = workCompleteTool()
 	}
@@ -172,7 +174,7 @@ func New(o Options) (*Harness, error) {
 	if err := h.setTools(&h.cfg, o.Tools, o.ActiveTools); err != nil {
 		return nil, wrap(op, CodeConfig, err)
 	}
-	h.recorded = recordedFrom(h.store.Context())
+	h.recorded = recordedFrom(h.st().Context())
 	if o.Prompt != nil {
 		h.Subscribe(refreshOnCompaction(o.Prompt))
 	}
@@ -199,7 +201,41 @@ func (h *Harness) Phase() Phase {
 
 // Store returns the session store. Its reads show persisted entries only,
 // never the writes still pending.
-func (h *Harness) Store() Store { return h.store }
+func (h *Harness) Store() Store { return h.st() }
+
+// storeRef holds the store, so that SwitchStore can replace it while
+// other goroutines read it.
+type storeRef struct{ s Store }
+
+// st returns the current store.
+func (h *Harness) st() Store { return h.store.Load().s }
+
+// SwitchStore makes s the session log from now on, as when a session is
+// forked and the conversation continues in the fork: the next prompt
+// continues from s's leaf, and the configuration changes s's path does
+// not show are written before it. It needs the harness idle (else a busy
+// error). Writes still pending go to the old store first; the old store
+// is otherwise left as it is, and closing it is the caller's. A nil s is
+// a config error.
+func (h *Harness) SwitchStore(s Store) error {
+	const op = "switch_store"
+	if s == nil {
+		return errorf(CodeConfig, op, "no store")
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.phase != PhaseIdle {
+		return &Error{Code: CodeBusy, Op: op, Err: errBusy(h.phase)}
+	}
+	if err := h.flushLocked(); err != nil {
+		return err
+	}
+	h.store.Store(&storeRef{s})
+	h.conv = conv{}
+	h.recorded = recordedFrom(s.Context())
+	h.forgetReads()
+	return nil
+}
 
 // Hooks returns the hooks: those given to New, or an empty set New made.
 // Handlers may be added and removed at any time.

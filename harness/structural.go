@@ -37,8 +37,8 @@ func (h *Harness) Navigate(ctx context.Context, id string, o NavigateOptions) (e
 	if err := h.flush(); err != nil {
 		return wrap(op, CodeStore, err)
 	}
-	sc := h.store.Context()
-	from := h.store.Leaf()
+	sc := h.st().Context()
+	from := h.st().Leaf()
 	res, err := h.hooks.RunBeforeTreeNavigation(ctx, &hook.NavigationEvent{From: from, To: id, Messages: sc.Messages, Summary: o.Summary})
 	if err != nil {
 		return wrap(op, CodeHook, err)
@@ -55,7 +55,7 @@ func (h *Harness) Navigate(ctx context.Context, id string, o NavigateOptions) (e
 			return wrap(op, CodeStore, err)
 		}
 	}
-	sc = h.store.Context()
+	sc = h.st().Context()
 	h.mu.Lock()
 	h.recorded = recordedFrom(sc)
 	h.mu.Unlock()

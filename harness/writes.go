@@ -66,7 +66,7 @@ func (h *Harness) knownLocked(id string) bool {
 			return true
 		}
 	}
-	lookup, ok := h.store.(entryLookup)
+	lookup, ok := h.st().(entryLookup)
 	if !ok {
 		return true
 	}

@@ -16,8 +16,12 @@ type Options struct {
 	// Commands are added to the built-in slash commands (a command of
 	// the same name replaces the built-in one).
 	Commands []Command
-	// History holds earlier prompts, oldest first, for up/down.
+	// History holds earlier prompts, oldest first, for up/down; they
+	// come after those of PromptStore.
 	History []string
+	// PromptStore, when set, keeps the prompts beyond this UI: New loads
+	// it and every prompt sent is added to it. Nil keeps them in memory.
+	PromptStore PromptStore
 	// Conversation is shown first: the messages of a resumed session.
 	Conversation []llm.Message
 	// Plain drops colours (NO_COLOR).
@@ -87,6 +91,8 @@ type App struct {
 
 	history []string
 	histPos int
+	store   PromptStore // nil: history in memory only
+	storeOK bool        // no Add has failed yet: the first failure is shown
 	draft   string
 	pastes  []string
 
@@ -125,10 +131,18 @@ func New(ctx context.Context, b Backend, o Options) *App {
 	}
 	ed.Focus()
 	a := &App{ctx: ctx, b: b, r: newRenderer(o.Plain), editor: ed, now: o.Now, width: 80, height: 24,
-		history: append([]string(nil), o.History...)}
+		store: o.PromptStore, storeOK: true}
 	if a.now == nil {
 		a.now = time.Now
 	}
+	if a.store != nil {
+		saved, err := a.store.Load()
+		if err != nil {
+			a.tr.Notice("prompt history: " + err.Error())
+		}
+		a.history = append(a.history, saved...)
+	}
+	a.history = append(a.history, o.History...)
 	a.histPos = len(a.history)
 	a.commands = builtinCommands()
 	for _, c := range o.Commands {
@@ -207,6 +221,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		} else {
 			a.tree = newTreeView(msg.entries, msg.leaf)
 		}
+	case forkedMsg:
+		a.forked(msg)
 	case navigatedMsg:
 		if msg.err != nil {
 			a.tr.Error(msg.err.Error())
@@ -372,10 +388,7 @@ func (a *App) submit() tea.Cmd {
 	}
 	a.editor.Reset()
 	a.scroll = 0
-	if len(a.history) == 0 || a.history[len(a.history)-1] != raw {
-		a.history = append(a.history, raw)
-	}
-	a.histPos, a.draft = len(a.history), ""
+	a.remember(raw)
 	a.pastes = nil
 	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
 		return a.runCommand(text)

@@ -291,7 +291,7 @@ func TestTreeBrowser(t *testing.T) {
 	d.send("/tree")
 	d.until("the tree", func() bool { return d.app.tree != nil })
 	d.typ("f")
-	d.until("the fork", func() bool { return d.shows("forked at u3") })
+	d.until("the fork", func() bool { return d.shows("forked to new-u3") })
 }
 
 func TestApprovalDialog(t *testing.T) {

@@ -25,12 +25,32 @@ type Backend interface {
 	Status() Status
 	// Tree lists the entries of the session's conversation tree in file
 	// order; Navigate moves the conversation to an entry and returns the
-	// messages of the new path; Fork copies the path to an entry into a
-	// new session and says where; Label names an entry.
+	// messages of the new path; Label names an entry.
 	Tree() (entries []TreeEntry, leaf string, err error)
 	Navigate(ctx context.Context, id string) ([]llm.Message, error)
-	Fork(id string) (string, error)
 	Label(id, label string) error
+	// Fork copies the path to entry id ("" = the current leaf) into a
+	// new session, leaving the current one as it is, and continues in
+	// the new one when it can: then Status reports the new session and
+	// the next prompt is written to it. It is called only while idle. An
+	// error means there is no fork; a fork the backend cannot move to is
+	// Forked with Switched false and a Note saying why.
+	Fork(id string) (Forked, error)
+}
+
+// Forked is what a fork made.
+type Forked struct {
+	// ID names the new session and Old the one forked, as the user
+	// would give them to resume one.
+	ID, Old string
+	// Switched: the backend continues in the new session.
+	Switched bool
+	// Messages is the conversation of the new session, shown when the
+	// fork was made at an earlier entry than the current one.
+	Messages []llm.Message
+	// Note is anything more to tell: how to continue a fork the backend
+	// did not move to, and why it did not.
+	Note string
 }
 
 // Status is what the status line shows of the agent.

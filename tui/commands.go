@@ -49,6 +49,9 @@ func builtinCommands() []Command {
 		{Name: "tree", Help: "browse the session tree: go to an entry, fork, label", Idle: true, UI: func(a *App, _ string) tea.Cmd {
 			return a.openTree()
 		}},
+		{Name: "fork", Help: "copy the conversation so far into a new session and continue there", Idle: true, UI: func(a *App, _ string) tea.Cmd {
+			return a.fork("", false)
+		}},
 		{Name: "thinking-view", Help: "show or fold thinking (also ctrl+t)", UI: func(a *App, _ string) tea.Cmd {
 			a.flags.thinking = !a.flags.thinking
 			return nil

@@ -49,6 +49,8 @@ type testBackend struct {
 	navTo    []string
 	labels   map[string]string
 	forkedAt []string
+	session  string // the session Status reports; Fork moves it
+	noSwitch bool   // Fork cannot move to the fork
 }
 
 func (b *testBackend) Prompt(ctx context.Context, text string) error {
@@ -66,7 +68,9 @@ func (b *testBackend) Status() Status {
 		return Status{Model: "bench/model", ContextWindow: 200_000}
 	}
 	m := b.h.Model()
-	return Status{Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return Status{Model: m.Provider + "/" + m.ID, ContextWindow: m.ContextWindow, Session: b.session}
 }
 func (b *testBackend) Tree() ([]TreeEntry, string, error) {
 	return b.tree, b.tree[len(b.tree)-1].ID, nil
@@ -83,11 +87,16 @@ func (b *testBackend) nav() []string {
 	return append([]string(nil), b.navTo...)
 }
 
-func (b *testBackend) Fork(id string) (string, error) {
+func (b *testBackend) Fork(id string) (Forked, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.forkedAt = append(b.forkedAt, id)
-	return "forked at " + id, nil
+	if b.noSwitch {
+		return Forked{ID: "new-" + id, Old: b.session, Note: "this backend cannot move"}, nil
+	}
+	f := Forked{ID: "new-" + id, Old: b.session, Switched: true, Messages: []llm.Message{llm.UserText("path to " + id)}}
+	b.session = f.ID
+	return f, nil
 }
 func (b *testBackend) Label(id, label string) error {
 	if b.labels == nil {

@@ -8,7 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// statusLine shows the model, the state, tokens, context fill and cost.
+// statusLine shows the model, the state, tokens, context fill, cost and
+// the session.
 func (a *App) statusLine(w int) string {
 	s := a.b.Status()
 	parts := []string{s.Model}
@@ -31,6 +32,9 @@ func (a *App) statusLine(w int) string {
 	}
 	if u.Cost.Total > 0 {
 		parts = append(parts, fmt.Sprintf("$%.4f", u.Cost.Total))
+	}
+	if s.Session != "" {
+		parts = append(parts, "session "+s.Session[:min(len(s.Session), 8)])
 	}
 	if a.scroll > 0 {
 		parts = append(parts, fmt.Sprintf("↑ scrolled %d", a.scroll))

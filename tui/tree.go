@@ -183,15 +183,8 @@ func (a *App) treeKey(k tea.KeyPressMsg) tea.Cmd {
 		if !ok {
 			return nil
 		}
-		b := a.b
 		a.tree = nil
-		return func() tea.Msg {
-			where, err := b.Fork(e.ID)
-			if err != nil {
-				return NoticeMsg{Text: "fork: " + err.Error(), IsError: true}
-			}
-			return NoticeMsg{Text: where}
-		}
+		return a.fork(e.ID, e.ID != t.current)
 	case "l":
 		t.labeling = true
 		a.editor.Reset()
@@ -214,4 +207,46 @@ func (a *App) label(text string) tea.Cmd {
 	}
 	a.tree.rows[a.tree.sel].Label = text
 	return nil
+}
+
+type forkedMsg struct {
+	f      Forked
+	reload bool
+	err    error
+}
+
+// fork forks at entry id ("" = the current leaf); reload shows the new
+// session's conversation instead of the one on screen (a fork at an
+// earlier entry).
+func (a *App) fork(id string, reload bool) tea.Cmd {
+	b := a.b
+	return func() tea.Msg {
+		f, err := b.Fork(id)
+		return forkedMsg{f: f, reload: reload, err: err}
+	}
+}
+
+// forked tells what a fork made and shows the new conversation when the
+// UI moved to it.
+func (a *App) forked(m forkedMsg) {
+	switch {
+	case m.err != nil:
+		a.tr.Error("fork: " + m.err.Error())
+		return
+	case !m.f.Switched:
+		text := fmt.Sprintf("forked to %s, but this UI stays on %s", m.f.ID, m.f.Old)
+		if m.f.Note != "" {
+			text += ": " + m.f.Note
+		}
+		a.tr.Notice(text)
+		return
+	}
+	if m.reload {
+		a.tr.Load(m.f.Messages)
+	}
+	text := fmt.Sprintf("forked to %s; the old session is %s", m.f.ID, m.f.Old)
+	if m.f.Note != "" {
+		text += "; " + m.f.Note
+	}
+	a.tr.Notice(text)
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,10 +38,14 @@ func needTmux(t *testing.T) {
 }
 
 // startTmux runs rein with args in a new tmux server of its own, in dir,
-// with the given extra environment.
+// with the given extra environment. The prompt history goes to a
+// temporary state directory unless env sets XDG_STATE_HOME.
 func startTmux(t *testing.T, dir string, width, height int, env []string, args ...string) *tmuxSession {
 	t.Helper()
 	needTmux(t)
+	if !slices.ContainsFunc(env, func(v string) bool { return strings.HasPrefix(v, "XDG_STATE_HOME=") }) {
+		env = append(env, "XDG_STATE_HOME="+t.TempDir())
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -164,6 +169,79 @@ func TestTUIInTmuxWithFauxModel(t *testing.T) {
 	infos, _ := session.List(session.DefaultDir(dir))
 	if len(infos) != 1 || infos[0].Messages != 8 {
 		t.Fatalf("session: %+v", infos)
+	}
+}
+
+// TestTUIInTmuxHistoryAndFork: a prompt of one rein is up's in the
+// next, and /fork continues in a new session file, leaving the old one
+// as it was.
+func TestTUIInTmuxHistoryAndFork(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	env := []string{"TERM=xterm-256color", "XDG_STATE_HOME=" + state}
+	s := startTmux(t, dir, 80, 24, env, "--model", "faux", "--script", writeScript(t, t.TempDir(), `{"text": "first answer"}`+"\n"))
+	s.wait("Ask rein to do something")
+	s.text("remember this prompt")
+	s.keys("Enter")
+	s.wait("first answer")
+	s.keys("C-d")
+	s.wait("[exit 0]")
+	infos, _ := session.List(session.DefaultDir(dir))
+	if len(infos) != 1 {
+		t.Fatalf("sessions: %+v", infos)
+	}
+	old := infos[0]
+
+	// A new rein continues the session: up brings back the prompt of
+	// the first one.
+	s = startTmux(t, dir, 80, 24, env, "-c", "--model", "faux", "--script", writeScript(t, t.TempDir(), `{"text": "after the fork"}`+"\n"))
+	s.wait("Ask rein to do something")
+	s.keys("Up")
+	s.wait("› remember this prompt\n")
+	s.keys("C-u")
+	s.text("/fork")
+	s.keys("Enter")
+	scr := s.wait("forked to ")
+	m := regexp.MustCompile(`forked to ([0-9a-f]+); the old session is ([0-9a-f]+)`).FindStringSubmatch(scr)
+	if m == nil || !strings.HasPrefix(old.ID, m[2]) || strings.HasPrefix(old.ID, m[1]) {
+		t.Fatalf("fork notice (old session %s):\n%s", old.ID, scr)
+	}
+	if !strings.Contains(scr, "session "+m[1][:8]) || !strings.Contains(scr, "first answer") {
+		t.Fatalf("after the fork the screen shows:\n%s", scr)
+	}
+	atFork, _ := os.ReadFile(old.Path)
+	s.text("a prompt for the fork")
+	s.keys("Enter")
+	s.wait("after the fork")
+	s.keys("C-d")
+	s.wait("[exit 0]")
+	if b, _ := os.ReadFile(old.Path); string(b) != string(atFork) {
+		t.Errorf("the old session was written after the fork")
+	}
+
+	infos, _ = session.List(session.DefaultDir(dir))
+	if len(infos) != 2 {
+		t.Fatalf("sessions: %+v", infos)
+	}
+	for _, in := range infos {
+		b, _ := os.ReadFile(in.Path)
+		has := strings.Contains(string(b), "a prompt for the fork")
+		switch {
+		case in.ID == old.ID && has:
+			t.Errorf("the old session got the prompt sent after the fork")
+		case in.ID == old.ID && in.Messages != old.Messages:
+			t.Errorf("the old session changed: %d messages, was %d", in.Messages, old.Messages)
+		case in.ID != old.ID && (!has || !strings.HasPrefix(in.ID, m[1]) || !strings.Contains(string(b), "remember this prompt")):
+			t.Errorf("the fork %s lacks the conversation:\n%s", in.ID, b)
+		}
+	}
+	// The history file holds the prompts and the command, in order.
+	files, _ := filepath.Glob(filepath.Join(state, "rein", "history", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("history files: %v", files)
+	}
+	b, _ := os.ReadFile(files[0])
+	if got := regexp.MustCompile(`"text":"([^"]*)"`).FindAllStringSubmatch(string(b), -1); len(got) != 3 || got[0][1] != "remember this prompt" || got[1][1] != "/fork" || got[2][1] != "a prompt for the fork" {
+		t.Fatalf("history file:\n%s", b)
 	}
 }
 

@@ -23,11 +23,17 @@ import (
 func runTUI(ctx context.Context, e *env, o *runOptions, a *agentSetup) error {
 	b := &tuiBackend{e: e, o: o, a: a}
 	opts := tui.Options{Plain: e.getenv("NO_COLOR") != "", Commands: b.commands()}
+	hist := openHistory(e.getenv, a.ws.Root, redactor())
+	if hist != nil {
+		opts.PromptStore = hist
+	}
 	if a.session != nil {
 		c := a.session.Context()
 		opts.Conversation = c.Messages
 		for _, m := range c.Messages {
-			if m.Role == llm.RoleUser {
+			// The session's prompts are up/down's when no history file
+			// keeps them.
+			if m.Role == llm.RoleUser && hist == nil {
 				opts.History = append(opts.History, m.Text())
 			}
 		}
@@ -80,13 +86,15 @@ func (w noticeWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// tuiBackend is the UI's view of the harness and its session.
+// tuiBackend is the UI's view of the harness and its session. A fork
+// replaces a.session, under mu, since the UI reads it meanwhile.
 type tuiBackend struct {
 	e    *env
 	o    *runOptions
 	a    *agentSetup
 	send func(tea.Msg)
 	runs sync.WaitGroup
+	mu   sync.Mutex
 }
 
 func (b *tuiBackend) wait() { b.runs.Wait() }
@@ -114,13 +122,17 @@ func (b *tuiBackend) Status() tui.Status {
 	h := b.a.harness
 	m := h.Model()
 	s := tui.Status{Model: m.Provider + "/" + m.ID, Thinking: string(h.Thinking()), ContextWindow: m.ContextWindow, Workspace: b.a.ws.Root}
+	b.mu.Lock()
 	if b.a.session != nil {
 		s.Session = b.a.session.ID()
 	}
+	b.mu.Unlock()
 	return s
 }
 
 func (b *tuiBackend) sess() (*session.Session, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if b.a.session == nil {
 		return nil, errors.New("this chat keeps no session log (--no-session)")
 	}
@@ -172,20 +184,39 @@ func (b *tuiBackend) Navigate(ctx context.Context, id string) ([]llm.Message, er
 	return b.a.harness.Store().Context().Messages, nil
 }
 
-func (b *tuiBackend) Fork(id string) (string, error) {
+// Fork forks the session at id (the leaf when "") and moves the harness
+// to the fork; the old session is closed, unchanged, for rein --resume.
+func (b *tuiBackend) Fork(id string) (tui.Forked, error) {
 	s, err := b.sess()
 	if err != nil {
-		return "", err
+		return tui.Forked{}, err
 	}
 	if err := s.Flush(); err != nil {
-		return "", err
+		return tui.Forked{}, err
 	}
-	forked, err := session.ForkFile(s.Path(), id, session.Options{})
+	if id == "" {
+		id = s.Leaf()
+	}
+	forked, err := s.Fork(id, session.Options{Redact: redactor().Bytes})
 	if err != nil {
-		return "", err
+		return tui.Forked{}, err
 	}
-	defer forked.Close()
-	return fmt.Sprintf("forked into %s; continue it with rein --resume %s", relPath(b.a.ws.Root, forked.Path()), shortID(forked.ID())), nil
+	f := tui.Forked{ID: shortID(forked.ID()), Old: shortID(s.ID())}
+	if err := b.a.harness.SwitchStore(forked); err != nil {
+		f.Note = fmt.Sprintf("%v; continue the fork with rein --resume %s", err, f.ID)
+		return f, forked.Close()
+	}
+	so := b.a.harness.StreamOptions()
+	so.SessionID = forked.ID()
+	b.a.harness.SetStreamOptions(so)
+	b.mu.Lock()
+	b.a.session = forked
+	b.mu.Unlock()
+	f.Switched, f.Messages = true, forked.Context().Messages
+	if err := s.Close(); err != nil {
+		f.Note = "closing the old session: " + err.Error()
+	}
+	return f, nil
 }
 
 func (b *tuiBackend) Label(id, label string) error { return b.a.harness.Label(id, label) }
@@ -265,13 +296,6 @@ func (b *tuiBackend) commands() []tui.Command {
 				return "", err
 			}
 			return relPath(b.a.ws.Root, s.Path()), nil
-		}},
-		{Name: "fork", Help: "copy the conversation so far into a new session", Idle: true, Run: func(context.Context, string) (string, error) {
-			s, err := b.sess()
-			if err != nil {
-				return "", err
-			}
-			return b.Fork(s.Leaf())
 		}},
 		{Name: "label", Args: "TEXT", Help: "label the current entry of the session tree (/tree shows labels)", Run: func(_ context.Context, args string) (string, error) {
 			s, err := b.sess()
