@@ -413,6 +413,10 @@ func worthHint(bi *bashInfo, res *tool.Result) bool {
 	case "ls":
 		page = lsPage
 	}
+	// bash's closing status line ("exit code: 0") is not output.
+	if i := strings.LastIndex(strings.TrimRight(text, "\n"), "\n"); i >= 0 && strings.HasPrefix(text[i+1:], "exit code: ") {
+		text = text[:i+1]
+	}
 	lines := strings.Count(text, "\n")
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		lines++

@@ -296,7 +296,11 @@ func TestMismatchHintsOncePerKind(t *testing.T) {
 	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n -C 2 x a.go"}`, result: strings.Repeat("1:x\n", 150)}); verdict(res) != "allow" {
 		t.Fatalf("grep with context under the page: %s", verdict(res))
 	}
-	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: strings.Repeat("1:x\n", grepPage+1)}); verdict(res) != "hint:mismatch" {
+	// Exactly a page of matches, and bash's status line: the tool shows it all.
+	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n y a.go"}`, result: strings.Repeat("1:y\n", grepPage) + "exit code: 0"}); verdict(res) != "allow" {
+		t.Fatalf("grep with a page of matches: %s", verdict(res))
+	}
+	if res := s.run(step{turn: 3, tool: "bash", args: `{"command":"grep -n x a.go"}`, result: strings.Repeat("1:x\n", grepPage+1) + "exit code: 0"}); verdict(res) != "hint:mismatch" {
 		t.Fatalf("grep with more matches than the tool's page: %s", verdict(res))
 	}
 	// A later run of the same session (the turn number goes back) is not
@@ -304,8 +308,8 @@ func TestMismatchHintsOncePerKind(t *testing.T) {
 	if res := s.run(cat(1, "c.txt", long)); verdict(res) != "allow" {
 		t.Fatalf("cat in a later run: %s", verdict(res))
 	}
-	if s.ran != 7 {
-		t.Fatalf("ran %d of 7 commands", s.ran)
+	if s.ran != 8 {
+		t.Fatalf("ran %d of 8 commands", s.ran)
 	}
 	// "always" hints whatever the output's length.
 	s = newSim(t, &Config{Mismatch: MismatchAlways})
