@@ -242,3 +242,22 @@ func BenchmarkPreToolUseHook(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/1000, "ms/call")
 }
+
+// TestSetSession checks that hooks are told the session SetSession names
+// from then on, as after a fork.
+func TestSetSession(t *testing.T) {
+	c, _ := commands(t, pre(`cat > "$CLAUDE_PROJECT_DIR/in.json"`))
+	c.SetSession("s2", "/tmp/fork.jsonl")
+	c.PreToolUse(context.Background(), bashCall, "default")
+	data, err := os.ReadFile(filepath.Join(c.ProjectDir, "in.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in map[string]any
+	if err := json.Unmarshal(data, &in); err != nil {
+		t.Fatal(err)
+	}
+	if in["session_id"] != "s2" || in["transcript_path"] != "/tmp/fork.jsonl" {
+		t.Fatalf("stdin session_id %v, transcript_path %v", in["session_id"], in["transcript_path"])
+	}
+}

@@ -21,7 +21,8 @@ type Commands struct {
 	// ProjectDir is the workspace: the hooks' working directory and
 	// CLAUDE_PROJECT_DIR.
 	ProjectDir string
-	// SessionID and TranscriptPath are passed on stdin.
+	// SessionID and TranscriptPath are passed on stdin. Once hooks may
+	// run, change them only with SetSession.
 	SessionID, TranscriptPath string
 	// Exec runs the commands; nil means a zero Exec.
 	Exec *Exec
@@ -130,6 +131,15 @@ func (c *Commands) Has(ev CommandEvent) bool {
 	return c != nil && len(c.Config[ev]) > 0
 }
 
+// SetSession changes the session the hooks are told about, as when the
+// conversation moves to a fork. Safe while hooks run: a hook already
+// started keeps the old values.
+func (c *Commands) SetSession(id, transcript string) {
+	c.mu.Lock()
+	c.SessionID, c.TranscriptPath = id, transcript
+	c.mu.Unlock()
+}
+
 // Run runs the hooks of in.HookEventName that match names and folds
 // their results. It returns when every hook has ended (each is bounded
 // by its timeout) or ctx ends.
@@ -142,7 +152,9 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 	if len(hooks) == 0 {
 		return v
 	}
+	c.mu.Lock()
 	in.SessionID, in.TranscriptPath, in.Cwd = c.SessionID, c.TranscriptPath, c.ProjectDir
+	c.mu.Unlock()
 	stdin, err := json.Marshal(in)
 	if err != nil {
 		return v

@@ -209,6 +209,9 @@ func (b *tuiBackend) Fork(id string) (tui.Forked, error) {
 	so := b.a.harness.StreamOptions()
 	so.SessionID = forked.ID()
 	b.a.harness.SetStreamOptions(so)
+	if p := b.a.perm; p != nil && p.cmds != nil {
+		p.cmds.SetSession(forked.ID(), forked.Path())
+	}
 	b.mu.Lock()
 	b.a.session = forked
 	b.mu.Unlock()
