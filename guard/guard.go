@@ -90,6 +90,10 @@ type Decision struct {
 	key   uint64
 	bash  *bashInfo
 	poll  bool
+	// the file a read or a bash view looks at (resolved; "" for other
+	// calls) and the part of it, for the read cache (see viewKey).
+	path string
+	view readView
 }
 
 // Options configures a Guard.
@@ -201,9 +205,15 @@ func (g *Guard) Decide(c Call) Decision {
 		d.bash = g.bashInfo(c.Args)
 	}
 	d.poll = isPoll(c.Tool, c.Args, d.bash)
+	if c.Tool == "read" || d.bash != nil {
+		var buf [512]byte
+		if v, p, ok := g.viewKey(buf[:0], &c, d.bash, d.key); ok {
+			d.view, d.path = v, string(p)
+		}
+	}
 	var hit cacheHit
-	if (c.Tool == "read" || d.bash != nil) && g.on(RuleReadCache) {
-		hit = g.lookupView(&c, d.bash, d.key)
+	if d.path != "" && g.on(RuleReadCache) {
+		hit = g.lookupView(&c, d.view, d.path)
 	}
 	binary := g.on(RuleMismatch) && g.binaryView(&c, d.bash)
 
@@ -289,13 +299,16 @@ func (g *Guard) record(c *Call, d *Decision, res *tool.Result, st stamp, stamped
 	}
 	var view readView
 	var path string
-	if ran && !same && !res.IsError && (c.Tool == "read" || c.Tool == "bash") {
-		var buf [512]byte
-		if v, p, ok := g.viewKey(buf[:0], c, bi, key); ok {
-			view, path = v, string(p)
-			if !g.opts.Offline && !stamped {
-				st, stamped = g.stat(path)
+	if ran && !same && !res.IsError {
+		view, path = d.view, d.path
+		if !d.keyed && (c.Tool == "read" || c.Tool == "bash") {
+			var buf [512]byte
+			if v, p, ok := g.viewKey(buf[:0], c, bi, key); ok {
+				view, path = v, string(p)
 			}
+		}
+		if path != "" && !g.opts.Offline && !stamped {
+			st, stamped = g.stat(path)
 		}
 	}
 

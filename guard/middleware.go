@@ -37,11 +37,8 @@ func (g *Guard) Middleware() tool.Middleware {
 			// change made while it runs is noticed at the next view.
 			var st stamp
 			stamped := false
-			if (c.Tool == "read" || d.bash != nil) && !g.opts.Offline {
-				var buf [512]byte
-				if _, p, ok := g.viewKey(buf[:0], &c, d.bash, d.key); ok {
-					st, stamped = g.stat(string(p))
-				}
+			if d.path != "" && !g.opts.Offline {
+				st, stamped = g.stat(d.path)
 			}
 			res := next(ctx, call)
 			after := g.After(c, d, res)

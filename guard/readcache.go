@@ -69,17 +69,12 @@ type cacheHit struct {
 // maxCachedFiles bounds the cache; older entries are dropped first.
 const maxCachedFiles = 256
 
-// lookupView finds a fresh cached copy for a call that views a file (see
-// viewKey); key is the call's key. It takes the lock only to look, so that
-// the file check happens outside it.
-func (g *Guard) lookupView(c *Call, bi *bashInfo, key uint64) cacheHit {
-	var buf [512]byte
-	view, path, ok := g.viewKey(buf[:0], c, bi, key)
-	if !ok {
-		return cacheHit{}
-	}
+// lookupView finds a fresh cached copy of view of the file at path (see
+// viewKey) for call c. It takes the lock only to look, so that the file
+// check happens outside it.
+func (g *Guard) lookupView(c *Call, view readView, path string) cacheHit {
 	g.mu.Lock()
-	fv := g.files[string(path)]
+	fv := g.files[path]
 	var cv cachedView
 	found := false
 	if fv != nil {
