@@ -64,14 +64,7 @@ func TestPreToolUseFoldsDenyAskAllow(t *testing.T) {
 func TestPreToolUseStdinAndEnv(t *testing.T) {
 	c, _ := commands(t, pre(`cat > "$CLAUDE_PROJECT_DIR/in.json"; echo "$REIN_PROJECT_DIR" > "$CLAUDE_PROJECT_DIR/env.txt"`))
 	c.PreToolUse(context.Background(), bashCall, "acceptEdits")
-	data, err := os.ReadFile(filepath.Join(c.ProjectDir, "in.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var in map[string]any
-	if err := json.Unmarshal(data, &in); err != nil {
-		t.Fatal(err)
-	}
+	in := hookInput(t, c)
 	want := map[string]any{"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": c.ProjectDir, "hook_event_name": "PreToolUse",
 		"permission_mode": "acceptEdits", "tool_name": "Bash", "tool_use_id": "t1"}
 	for k, v := range want {
@@ -249,6 +242,16 @@ func TestSetSession(t *testing.T) {
 	c, _ := commands(t, pre(`cat > "$CLAUDE_PROJECT_DIR/in.json"`))
 	c.SetSession("s2", "/tmp/fork.jsonl")
 	c.PreToolUse(context.Background(), bashCall, "default")
+	in := hookInput(t, c)
+	if in["session_id"] != "s2" || in["transcript_path"] != "/tmp/fork.jsonl" {
+		t.Fatalf("stdin session_id %v, transcript_path %v", in["session_id"], in["transcript_path"])
+	}
+}
+
+// hookInput reads what a hook wrote of its stdin to in.json in the
+// project directory.
+func hookInput(t *testing.T, c *Commands) map[string]any {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(c.ProjectDir, "in.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -257,7 +260,5 @@ func TestSetSession(t *testing.T) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		t.Fatal(err)
 	}
-	if in["session_id"] != "s2" || in["transcript_path"] != "/tmp/fork.jsonl" {
-		t.Fatalf("stdin session_id %v, transcript_path %v", in["session_id"], in["transcript_path"])
-	}
+	return in
 }
