@@ -79,10 +79,10 @@ var attempts = []attempt{
 			return hit || strings.Contains(out, "REMOUNTED")
 		}},
 	{name: "umount a protection", kind: kindMount, harmful: true,
-		script: `for m in "$WS/.git/hooks" "$WS/.git/config" "$WS/.rein" "$WS/.git" /proc/sys; do umount "$m" 2>&1 && echo UNMOUNTED; done`,
+		script:  `for m in "$WS/.git/hooks" "$WS/.git/config" "$WS/.rein" "$WS/.git" /proc/sys; do umount "$m" 2>&1 && echo UNMOUNTED; done`,
 		escaped: func(e *matrixEnv, out string) bool { return strings.Contains(out, "UNMOUNTED") }},
 	{name: "write /proc/sys", kind: kindMount, harmful: true,
-		script: `f=/proc/sys/vm/swappiness; [ -e $f ] || f=/proc/sys/kernel/printk_ratelimit; v=$(cat $f) && echo "$v" > $f && echo SYSCTL-WRITTEN`,
+		script:  `f=/proc/sys/vm/swappiness; [ -e $f ] || f=/proc/sys/kernel/printk_ratelimit; v=$(cat $f) && echo "$v" > $f && echo SYSCTL-WRITTEN`,
 		escaped: func(e *matrixEnv, out string) bool { return strings.Contains(out, "SYSCTL-WRITTEN") }},
 	{name: "write outside the workspace", kind: kindOutside,
 		script: `echo x > "$OUT/new"; echo x > "$OUT/keep"; rm -f "$OUT/keep"; echo x > "$FAKEHOME/planted"`,
@@ -98,11 +98,13 @@ var attempts = []attempt{
 			return hit || readFile(filepath.Join(e.hostTmp, "keep")) != "keep"
 		}},
 	{name: "hook in .git/hooks", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
-		script: `printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
+		script:  `printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
 		escaped: func(e *matrixEnv, out string) bool { return exists(filepath.Join(e.ws, ".git/hooks/pre-commit")) }},
 	{name: "core.fsmonitor in .git/config", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
 		script: `git config core.fsmonitor "touch pwned" 2>&1; printf '[core]\n\tfsmonitor = touch pwned\n' >> .git/config`,
-		escaped: func(e *matrixEnv, out string) bool { return strings.Contains(readFile(filepath.Join(e.ws, ".git/config")), "fsmonitor") }},
+		escaped: func(e *matrixEnv, out string) bool {
+			return strings.Contains(readFile(filepath.Join(e.ws, ".git/config")), "fsmonitor")
+		}},
 	{name: "rein config in .rein", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
 		script: `echo '{"sandbox":"off"}' > .rein/security.json; echo '{}' > .rein/config.json`,
 		escaped: func(e *matrixEnv, out string) bool {
@@ -110,9 +112,11 @@ var attempts = []attempt{
 		}},
 	{name: ".claude/settings.json by python", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
 		script: `if command -v python3 >/dev/null; then python3 -c 'open(".claude/settings.json","w").write("{\"hooks\":1}")'; else echo '{"hooks":1}' > .claude/settings.json; fi`,
-		escaped: func(e *matrixEnv, out string) bool { return readFile(filepath.Join(e.ws, ".claude/settings.json")) != "keep" }},
+		escaped: func(e *matrixEnv, out string) bool {
+			return readFile(filepath.Join(e.ws, ".claude/settings.json")) != "keep"
+		}},
 	{name: "plant a missing .mcp.json by python", kind: kindProtected,
-		script: `if command -v python3 >/dev/null; then python3 -c 'open(".mcp.json","w").write("{\"mcpServers\":{}}")'; else echo '{"mcpServers":{}}' > .mcp.json; fi`,
+		script:  `if command -v python3 >/dev/null; then python3 -c 'open(".mcp.json","w").write("{\"mcpServers\":{}}")'; else echo '{"mcpServers":{}}' > .mcp.json; fi`,
 		escaped: func(e *matrixEnv, out string) bool { return exists(filepath.Join(e.ws, ".mcp.json")) }},
 	{name: "rename .git, plant .git/config", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
 		script: `mv .git gitx 2>&1; mkdir -p .git && printf '[core]\n\tfsmonitor = touch pwned\n' > .git/config`,
@@ -130,7 +134,7 @@ var attempts = []attempt{
 			return strings.Contains(readFile(filepath.Join(e.ws, ".git/config")), "fsmonitor") || !exists(filepath.Join(e.ws, ".git/hooks"))
 		}},
 	{name: "Unix socket outside, network off", kind: kindSocket, noNetwork: true,
-		script: `REIN_SANDBOX_TEST_DIAL="$SOCK" "$DIALER"`,
+		script:  `REIN_SANDBOX_TEST_DIAL="$SOCK" "$DIALER"`,
 		escaped: func(e *matrixEnv, out string) bool { return strings.Contains(out, "CONNECTED") }},
 	{name: "read ~/.ssh key", kind: kindSecret, landlockGap: "Landlock cannot hide a path it lets a command read around",
 		script: `cat "$FAKEHOME/.ssh/id_ed25519" 2>/dev/null; ls -1 "$FAKEHOME/.ssh" 2>/dev/null`,
