@@ -12,9 +12,9 @@ import (
 // BEGIN…END pair around them. maskKeyMaterial masks base64 runs that
 // have the shape or the context of key material:
 //
-//   - a whole line of 60 to 100 base64 characters mixing upper case,
+//   - a whole line of 45 to 100 base64 characters mixing upper case,
 //     lower case and digits: a PEM or OpenSSH body line (64 or 70
-//     characters), whatever surrounds it;
+//     characters, or the last, shorter one), whatever surrounds it;
 //   - a run of 40 or more that starts as DER (MII…), an OpenSSH private
 //     key (b3BlbnNzaC1rZXktdjE…) or base64 of a PEM header (LS0tLS1CRUdJTi…);
 //   - a run of 32 or more assigned to a key-like name on the same line
@@ -28,6 +28,10 @@ import (
 
 const (
 	bodyMin, bodyMax = 60, 100
+	// shortBodyMin admits the short last line of a body shown alone (a
+	// one-line summary of `tail -2`); base64 SHA-256 hashes (43
+	// characters and =, as in go.sum) stay below it.
+	shortBodyMin = 45
 	derMin           = 40
 	assignedMin      = 32
 	tailMin          = 8
@@ -127,8 +131,8 @@ func isKeyRun(s string, i, j, k, lastMasked int, armour bool) bool {
 	if !lineStart(s, i) || !lineEnd(s, k) {
 		return false
 	}
-	if n >= bodyMin && n <= bodyMax {
-		return mixed(run)
+	if n >= shortBodyMin && n <= bodyMax && mixed(run) {
+		return true
 	}
 	// A short whole line: the end of a body.
 	adjacent := i > lastMasked && i-lastMasked <= adjacentGap && hasBreak(s[lastMasked:i])
@@ -160,7 +164,45 @@ func classes(run string) int {
 	return n
 }
 
-func mixed(run string) bool { return classes(run) == 3 }
+// mixed reports whether run mixes upper case, lower case and digits
+// and is not a path (/candidates/0/content/parts/0/functionCall/args).
+func mixed(run string) bool {
+	return classes(run) == 3 && !pathLike(run)
+}
+
+// pathLike reports whether run has two or more '/' and at least half of
+// its parts are words: letters with at most one capital (functionCall),
+// or numbers. The parts of random base64 are long and mixed.
+func pathLike(run string) bool {
+	if strings.Count(run, "/") < 2 {
+		return false
+	}
+	parts := strings.Split(run, "/")
+	words, n := 0, 0
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		n++
+		caps, letters, digits := 0, 0, 0
+		for i := 0; i < len(p); i++ {
+			c := p[i]
+			switch {
+			case c >= 'A' && c <= 'Z':
+				caps++
+				letters++
+			case c >= 'a' && c <= 'z':
+				letters++
+			case c >= '0' && c <= '9':
+				digits++
+			}
+		}
+		if (letters == len(p) && caps <= 1) || digits == len(p) {
+			words++
+		}
+	}
+	return words*2 >= n
+}
 
 // lineStart reports whether the run at i starts a line: it follows a
 // line break (or JSON's \n), the start of s, or a separator a tool puts
