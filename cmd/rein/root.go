@@ -116,6 +116,15 @@ func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*a
 		killLeftovers(e.stderr, ws)
 	}
 	sess, err := session.Open(path, session.Options{Redact: redactor().Bytes})
+	if errors.Is(err, session.ErrNotSession) {
+		if imported, ierr := importForeignFor(e, o, path); ierr != nil || imported != "" {
+			if ierr != nil {
+				return nil, nil, &exitError{code: 1, err: ierr}
+			}
+			path = imported
+			sess, err = session.Open(path, session.Options{Redact: redactor().Bytes})
+		}
+	}
 	var locked *session.LockedError
 	if errors.As(err, &locked) {
 		return nil, nil, &exitError{code: 1, err: fmt.Errorf("%w\nrein sessions show %s reads it meanwhile; rein sessions fork %s copies it into a new session to continue", err, shortID(ref), shortID(ref))}
