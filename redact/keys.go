@@ -32,9 +32,9 @@ const (
 	// one-line summary of `tail -2`); base64 SHA-256 hashes (43
 	// characters and =, as in go.sum) stay below it.
 	shortBodyMin = 45
-	derMin           = 40
-	assignedMin      = 32
-	tailMin          = 8
+	derMin       = 40
+	assignedMin  = 32
+	tailMin      = 8
 	// adjacentGap bounds the text between two lines of one body (a line
 	// break and a tool's line prefix).
 	adjacentGap = 80
