@@ -80,7 +80,7 @@ type Harness struct {
 	gone       []string
 	goneLogged []string
 	goneTold   bool
-	conv     conv
+	conv       conv
 }
 
 // config is the latest configuration. Values are replaced, never

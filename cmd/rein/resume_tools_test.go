@@ -55,11 +55,15 @@ func TestResumeWhenToolsAreGone(t *testing.T) {
 		args   func(ws, path, script string) []string
 		prompt bool // a prompt runs, so the user is told
 	}{
-		{"run -c", func(ws, _, s string) []string { return []string{"run", "-m", "faux", "--script", s, "-C", ws, "-c", "and now?"} }, true},
+		{"run -c", func(ws, _, s string) []string {
+			return []string{"run", "-m", "faux", "--script", s, "-C", ws, "-c", "and now?"}
+		}, true},
 		{"run --resume", func(ws, p, s string) []string {
 			return []string{"run", "-m", "faux", "--script", s, "-C", ws, "--resume", p, "and now?"}
 		}, true},
-		{"rein -c -p", func(ws, _, s string) []string { return []string{"-m", "faux", "--script", s, "-C", ws, "-c", "-p", "and now?"} }, true},
+		{"rein -c -p", func(ws, _, s string) []string {
+			return []string{"-m", "faux", "--script", s, "-C", ws, "-c", "-p", "and now?"}
+		}, true},
 		{"sessions resume", func(ws, p, s string) []string {
 			return []string{"sessions", "resume", "-m", "faux", "--script", s, "-C", ws, p, "and now?"}
 		}, true},
