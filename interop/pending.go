@@ -9,11 +9,7 @@ import (
 var errPending = errors.New("this format is not supported yet")
 
 func readCodex(r io.Reader, name string) (*Conversation, error)    { return nil, errPending }
-func readOpenCode(r io.Reader, name string) (*Conversation, error) { return nil, errPending }
 func writeCodex(w *bufio.Writer, s *Session, o Options, r *Report) error {
-	return errPending
-}
-func writeOpenCode(w *bufio.Writer, s *Session, o Options, r *Report) error {
 	return errPending
 }
 
