@@ -78,7 +78,7 @@ func TestRoundTripLinearFormats(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := shapeOf(t, orig, false)
-	for _, f := range []Format{OpenCode} {
+	for _, f := range []Format{OpenCode, Codex} {
 		t.Run(string(f), func(t *testing.T) {
 			c, out := roundTrip(t, path, f)
 			got := shapeOf(t, c.Entries, false)
