@@ -86,7 +86,6 @@ func startChat(cmd *cobra.Command, e *env, o *runOptions) error {
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = true
-	askTrust(e, o)
 	a, err := newAgent(cmd.Context(), e, o, "", o.noSession)
 	if err != nil {
 		return &exitError{code: 2, err: err}
