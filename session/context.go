@@ -55,7 +55,8 @@ func BranchSummaryMessage(e *Entry) llm.Message {
 // returns them; a Session does the same with Context). It walks from the
 // leaf to the root and then, in order:
 //
-//   - with a compaction on the path (the last one counts): its summary
+//   - with a compaction on the path (the last one with a summary counts;
+//     one without is ignored, see IssueBadCompaction): its summary
 //     first, as a user message framed as a summary (CompactionMessage),
 //     then the entries from its FirstKept up to the compaction (none if
 //     FirstKept is empty or not on the path), then the entries after it;
@@ -150,9 +151,11 @@ func (l *log) context(leaf string) Context {
 	// there is none).
 	compaction, kept, n := -1, -1, 0
 	for k := 0; k < len(path) && compaction < 0; k++ {
-		switch l.entries.at(path[k]).Type {
+		switch e := l.entries.at(path[k]); e.Type {
 		case TypeCompaction:
-			compaction = k
+			if e.Summary != "" { // one without is ignored (IssueBadCompaction)
+				compaction = k
+			}
 		case TypeMessage, TypeBranchSummary:
 			n++
 		}

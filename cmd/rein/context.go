@@ -21,6 +21,9 @@ import (
 func contextEvent(w io.Writer, p *printer, ev harness.Event) {
 	switch ev.Type {
 	case harness.EventAfterCompaction:
+		if ev.Compaction != nil && ev.Compaction.Digest {
+			return // the context notice that follows says it, and why
+		}
 		fmt.Fprintln(w, p.style(ansiDim, "  ⟳ "+ev.Detail))
 	case harness.EventContextNotice:
 		fmt.Fprintln(w, p.style(ansiRed, "  ! "+ev.Detail))
