@@ -95,4 +95,3 @@ func TestCorruptCompactionEntry(t *testing.T) {
 		})
 	}
 }
-
