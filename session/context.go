@@ -16,8 +16,10 @@ type Context struct {
 	// the compaction or branch_summary entry of a summary message.
 	EntryIDs []string
 	// Provider and Model are from the last model_change on the path;
-	// empty when there is none.
+	// empty when there is none. ContextWindow is its window, 0 when it
+	// did not record one.
 	Provider, Model string
+	ContextWindow   int
 	// Thinking is from the last thinking_change on the path; empty when
 	// there is none or it recorded ThinkingDefault.
 	Thinking llm.ThinkingLevel
@@ -189,7 +191,7 @@ func (l *log) context(leaf string) Context {
 		e := l.entries.at(path[k])
 		switch e.Type {
 		case TypeModelChange:
-			c.Provider, c.Model = e.Provider, e.Model
+			c.Provider, c.Model, c.ContextWindow = e.Provider, e.Model, e.ContextWindow
 		case TypeThinkingChange:
 			c.Thinking = e.Thinking
 			if c.Thinking == ThinkingDefault {
