@@ -14,7 +14,6 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/session"
-	"github.com/reinhq/rein/trajectory"
 	"github.com/spf13/cobra"
 )
 
@@ -110,12 +109,13 @@ func contextReplay(stdout, stderr io.Writer, c coding.ContextConfig, flagWindow 
 	failed := 0
 	enc := json.NewEncoder(stdout)
 	for _, path := range files {
-		msgs, format, ref, recorded, err := readConversation(path)
+		msgs, format, err := coding.ReadConversation(path)
 		if err != nil {
 			fmt.Fprintln(stderr, "rein:", err)
 			failed++
 			continue
 		}
+		ref, recorded := recordedModelOf(path, format)
 		model := llm.Model{ContextWindow: c.Window, MaxOutput: c.MaxOutput}
 		from := "config"
 		switch {
@@ -257,30 +257,19 @@ func printReplayTotals(w io.Writer, r compact.ReplayResult) {
 	}
 }
 
-// readConversation reads a recording as a conversation: a rein session
-// log gives its messages (the path to its leaf, compacted parts
-// included); other formats give their tool calls and results, one
-// assistant message a turn. ref is the model the recording names, ""
-// when none, and window its context window when the recording says
-// (rein logs do), else 0.
-func readConversation(path string) (msgs []llm.Message, format, ref string, window int, err error) {
-	if h, entries, _, err := session.ReadFile(path); err == nil && h.Type == session.HeaderType {
-		c := session.BuildContext(entries, session.LastLeaf(entries))
-		if c.Model != "" {
-			ref = c.Provider + "/" + c.Model
+// recordedModelOf returns the model a recording names ("" when none)
+// and its context window when the recording says (rein logs do), else 0.
+func recordedModelOf(path, format string) (ref string, window int) {
+	if format == "rein" {
+		if _, entries, _, err := session.ReadFile(path); err == nil {
+			c := session.BuildContext(entries, session.LastLeaf(entries))
+			if c.Model != "" {
+				ref = c.Provider + "/" + c.Model
+			}
+			return ref, c.ContextWindow
 		}
-		return reinMessages(entries), "rein", ref, c.ContextWindow, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, "", "", 0, err
-	}
-	defer f.Close()
-	s, err := trajectory.Read(f, path)
-	if err != nil {
-		return nil, "", "", 0, err
-	}
-	return callMessages(s), string(s.Format), recordedModel(path), 0, nil
+	return recordedModel(path), 0
 }
 
 // maxModelScan bounds how much of a recording is searched for the model
@@ -337,64 +326,4 @@ func modelIn(v any, depth int) string {
 // plausibleModel reports whether s looks like a model id, not prose.
 func plausibleModel(s string) bool {
 	return s != "" && len(s) <= 100 && !strings.ContainsAny(s, " \n\t") && strings.ContainsAny(s, "0123456789")
-}
-
-// reinMessages returns the messages on the path from the root to the
-// log's leaf, compaction summaries left out: the whole conversation as
-// it happened.
-func reinMessages(entries []session.Entry) []llm.Message {
-	byID := make(map[string]*session.Entry, len(entries))
-	for i := range entries {
-		byID[entries[i].ID] = &entries[i]
-	}
-	var path []llm.Message
-	for id := session.LastLeaf(entries); id != ""; {
-		e, ok := byID[id]
-		if !ok {
-			break
-		}
-		if e.Type == session.TypeMessage && e.Message != nil {
-			path = append(path, *e.Message)
-		}
-		id = e.Parent
-	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
-	return path
-}
-
-// callMessages turns recorded calls into a conversation: a task message,
-// then per turn an assistant message with its calls and their results.
-func callMessages(s *trajectory.Session) []llm.Message {
-	msgs := []llm.Message{llm.UserText("(recorded task)")}
-	var cur *llm.Message
-	var results []llm.Message
-	turn := -1
-	flush := func() {
-		if cur != nil {
-			msgs = append(msgs, *cur)
-			msgs = append(msgs, results...)
-		}
-		cur, results = nil, nil
-	}
-	for i, c := range s.Calls {
-		if c.Turn != turn || cur == nil {
-			flush()
-			turn = c.Turn
-			cur = &llm.Message{Role: llm.RoleAssistant}
-		}
-		id := c.ID
-		if id == "" {
-			id = fmt.Sprintf("call_%d", i+1)
-		}
-		args := c.Args
-		if !json.Valid(args) || len(args) == 0 {
-			args = json.RawMessage(`{}`)
-		}
-		cur.Content = append(cur.Content, llm.ToolCall(id, c.Tool, args))
-		results = append(results, llm.ToolResult(id, c.Tool, c.IsError, llm.Text(c.Result)))
-	}
-	flush()
-	return append(msgs, llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("(end of recording)")}})
 }
