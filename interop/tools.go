@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -19,7 +20,7 @@ var toolNames = map[Format]map[string]string{
 		"Grep": "grep", "Glob": "find", "LS": "ls"},
 	OpenCode: {"read": "read", "write": "write", "edit": "edit", "multiedit": "edit", "bash": "bash",
 		"grep": "grep", "glob": "find", "list": "ls"},
-	Codex: {"shell": "bash", "shell_command": "bash", "exec_command": "bash", "local_shell": "bash",
+	Codex: {"shell": "bash", "shell_command": "bash", "exec_command": "bash", "local_shell": "bash", "container.exec": "bash",
 		"read": "read", "write": "write", "edit": "edit", "grep": "grep", "find": "find", "ls": "ls"},
 }
 
@@ -45,6 +46,9 @@ func toRein(f Format, name string, args json.RawMessage) (string, json.RawMessag
 	}
 	if !isReinTool(mapped) {
 		return name, args, false
+	}
+	if f == Pi && !mentionsAny(args, keyNames[Pi]) {
+		return mapped, args, true // pi spells rein's arguments the same
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil || obj == nil {
@@ -97,7 +101,7 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 		out = map[string]string{"read": "read", "write": "write", "edit": "edit", "bash": "bash", "grep": "grep", "find": "glob", "ls": "list"}[name]
 	case Codex:
 		if name == "bash" {
-			out = "shell_command"
+			out = "exec_command"
 		}
 	}
 	if name == "bash" && (f == Claude || f == OpenCode || f == Codex) {
@@ -117,8 +121,8 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 	}
 	names := keyNames[f]
 	switch {
-	case f == Codex:
-		names = map[string]string{"timeout_ms": "timeout"}
+	case f == Codex && name != "bash":
+		names = nil
 	case (f == Claude || f == OpenCode) && (name == "grep" || name == "find" || name == "ls"):
 		names = without(names, "path")
 	}
@@ -128,6 +132,16 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 		return out, args
 	}
 	return out, b
+}
+
+// mentionsAny reports whether args contain any of the names' keys.
+func mentionsAny(args []byte, names map[string]string) bool {
+	for k := range names {
+		if bytes.Contains(args, []byte(`"`+k+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // without returns names less the entries whose value is v.
