@@ -44,6 +44,11 @@ type Options struct {
 	// separated, "-name" removing one; "none" offers none; "" means the
 	// coding toolset. MCP servers and the skill tool are added to it.
 	Tools string
+	// AllowRules and DenyRules are permission rules for this agent only,
+	// in the settings files' syntax ("Bash(git diff:*)", "Read",
+	// "Edit(./src/**)"): Claude Code's --allowedTools and
+	// --disallowedTools. A deny wins over an allow, as in the files.
+	AllowRules, DenyRules []string
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
 
