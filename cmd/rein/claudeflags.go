@@ -146,3 +146,21 @@ func pickSession(e *env, workdir string) (string, error) {
 	}
 	return infos[n-1].Path, nil
 }
+
+// resumeArgs gives --resume (or -r) the value pickRef where it stands
+// without an id — last, or before another flag — as Claude Code accepts
+// it; "--resume ID" and "--resume=ID" are left as they are.
+func resumeArgs(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if (a == "--resume" || a == "-r") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
+			out = append(out, "--resume="+pickRef)
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

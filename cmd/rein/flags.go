@@ -30,7 +30,6 @@ func addSessionFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the last session of this workspace")
 	f.StringVarP(&o.resume, "resume", "r", "", "continue the session with this id (or a unique prefix of it, or a file path); with no id, choose one")
-	f.Lookup("resume").NoOptDefVal = pickRef
 }
 
 // sessionRef is the session named by -c or --resume, "" for none.
