@@ -49,6 +49,9 @@ type Options struct {
 	// "Edit(./src/**)"): Claude Code's --allowedTools and
 	// --disallowedTools. A deny wins over an allow, as in the files.
 	AllowRules, DenyRules []string
+	// restoreTools: a continued session names its active tools; every
+	// built-in tool is handed to the harness, which restores them.
+	restoreTools bool
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
 

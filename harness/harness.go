@@ -78,7 +78,15 @@ type Harness struct {
 	followM  QueueMode
 	pending  []session.Entry
 	recorded recorded
-	conv     conv
+	// gone are tools the log recorded that no longer exist (see
+	// restoreTools); goneFresh: not yet written to the log, nor told.
+	// restore holds the recorded active tools while restoring is on.
+	restore    []string
+	restoring  bool
+	gone       []string
+	goneLogged []string
+	goneTold   bool
+	conv       conv
 }
 
 // config is the latest configuration. Values are replaced, never
@@ -182,6 +190,12 @@ func New(o Options) (*Harness, error) {
 		return nil, wrap(op, CodeConfig, err)
 	}
 	h.recorded = recordedFrom(h.st().Context())
+	if o.ActiveTools == nil && h.recorded.toolsKnown {
+		h.restore, h.restoring, h.goneLogged = h.recorded.tools, true, h.loggedGone()
+		if err := h.restoreLocked(&h.cfg, o.Tools); err != nil {
+			return nil, wrap(op, CodeConfig, err)
+		}
+	}
 	if o.Prompt != nil {
 		h.Subscribe(refreshOnCompaction(o.Prompt))
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/reinhq/rein/agent"
@@ -45,6 +46,8 @@ func (r *run) snapshot(ctx context.Context) error {
 	h := r.h
 	h.mu.Lock()
 	c := h.cfg
+	gone, tell := h.gone, !h.goneTold && len(h.gone) > 0
+	h.goneTold = true
 	h.mu.Unlock()
 	s := Snapshot{
 		Provider: c.provider, Model: c.model, Thinking: c.thinking, MaxTokens: c.maxTokens, Temperature: c.temp,
@@ -61,8 +64,14 @@ func (r *run) snapshot(ctx context.Context) error {
 		}
 		s.System = sys
 	}
+	if len(gone) > 0 {
+		s.System = append(slices.Clip(s.System), goneNote(gone))
+	}
 	if err := h.record(&c); err != nil {
 		return err
+	}
+	if tell {
+		r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: goneDetail(gone)})
 	}
 	r.snap = s
 	return nil
