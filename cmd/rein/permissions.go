@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -22,48 +21,13 @@ func isTerminalIn(e *env) bool {
 // question renders a permission request for the line prompts.
 func question(req permission.Request) string {
 	var b strings.Builder
-	b.WriteString(describeRequest(req))
+	b.WriteString(coding.DescribeRequest(req))
 	b.WriteString("\n  [y] yes once")
 	if req.Suggest != "" {
 		fmt.Fprintf(&b, " · [a] always, %s (this project) · [u] always (all projects)", req.Suggest)
 	}
 	b.WriteString(" · [n] no, optionally followed by a reason: ")
 	return b.String()
-}
-
-// describeRequest says what a permission request is about: the tool, its
-// command or path, the rule that asked and why.
-func describeRequest(req permission.Request) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s", req.Tool)
-	var a struct {
-		Command string `json:"command"`
-		Path    string `json:"path"`
-	}
-	_ = json.Unmarshal(req.Args, &a)
-	switch {
-	case a.Command != "":
-		fmt.Fprintf(&b, ": %s", oneLine(a.Command, 200))
-	case a.Path != "":
-		fmt.Fprintf(&b, " %s", a.Path)
-	}
-	fmt.Fprintf(&b, "?  (%s", req.Rule)
-	if req.Source != "" {
-		fmt.Fprintf(&b, " in %s", req.Source)
-	}
-	b.WriteString(")")
-	if req.Reason != "" {
-		b.WriteString("\n  " + req.Reason)
-	}
-	return b.String()
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
 }
 
 // parseAnswer reads a line typed at a permission question; ok is false

@@ -113,7 +113,7 @@ func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*c
 	if ref == pickRef {
 		path, err = pickSession(e, o.workdir)
 	} else {
-		path, err = findSession(o.workdir, ref)
+		path, err = coding.FindSession(o.workdir, ref)
 	}
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
@@ -196,7 +196,7 @@ func (e *env) failoverEvent(ev failover.Event) {
 		f(ev)
 		return
 	}
-	if s := describeRetry(ev); s != "" {
+	if s := coding.DescribeRetry(ev); s != "" {
 		fmt.Fprintln(e.stderr, "rein:", s)
 	}
 }
