@@ -204,6 +204,8 @@ type subject struct {
 	path     string // path tools: absolute, clean
 	real     string // path with symbolic links resolved, when it differs
 	inside   bool   // path is inside the workspace
+	// touches are the paths a bash command reads and writes.
+	touches []touch
 }
 
 func (g *Gate) subject(call *tool.Call) subject {
@@ -217,6 +219,8 @@ func (g *Gate) subject(call *tool.Call) subject {
 	case call.Name == "bash":
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
+		s.touches = g.touches(s.bash)
+		g.linkedPrograms(s.bash)
 	case pathTools[call.Name]:
 		p := args.Path
 		if p == "" {
@@ -269,6 +273,12 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			return Verdict{Effect: eff, By: "blocker", Rule: "destructive: " + f.what, Reason: f.message()}
 		}
 	}
+	if s.bash != nil {
+		if why := g.unknown(&s, rules); why != "" {
+			return Verdict{Effect: Ask, By: "unknown", Rule: "unknown command",
+				Reason: "What this command runs or touches cannot be known before it runs (" + why + "), so no rule and no check can vouch for it; it needs the user's approval. Write it with literal program names and paths if you can."}
+		}
+	}
 	if p := g.protected(&s); p != "" {
 		return Verdict{Effect: Ask, By: "protected", Rule: "protected path " + p,
 			Reason: fmt.Sprintf("%s is a protected path (repository data, settings or hooks); changing it always needs the user's approval.", p)}
@@ -317,7 +327,21 @@ func orText(s, def string) string {
 func match(rules []Rule, eff Effect, s *subject) *Rule {
 	for i := range rules {
 		r := &rules[i]
-		if r.Effect != eff || !r.matchesTool(s.tool) {
+		if r.Effect != eff {
+			continue
+		}
+		if s.bash != nil && r.globs != nil && eff != Allow {
+			// A path rule covers what bash reads (Read) or writes (Edit).
+			rd, ed := r.readKind(), r.editKind()
+			for j := range s.touches {
+				t := &s.touches[j]
+				if (rd && t.read || ed && t.write) && hitOf(r, t) {
+					return r
+				}
+			}
+			continue
+		}
+		if !r.matchesTool(s.tool) {
 			continue
 		}
 		switch {
@@ -328,8 +352,10 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 				return r
 			}
 			for j := range s.bash.cmds {
-				if r.matchCommand(s.bash.cmds[j].text()) {
-					return r
+				for _, t := range denyTexts(&s.bash.cmds[j]) {
+					if r.matchCommand(t) {
+						return r
+					}
 				}
 			}
 		case s.path != "":
@@ -342,6 +368,9 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 				} else {
 					hit = hit || r.matchPath(s.real)
 				}
+			}
+			if !hit && eff != Allow {
+				hit = r.linked(s.path) // a hard link of a file the rule covers
 			}
 			if hit {
 				return r
@@ -369,7 +398,7 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 			return r, true
 		}
 	}
-	if !s.bash.ok || len(s.bash.cmds) == 0 {
+	if !s.bash.ok || len(s.bash.cmds) == 0 || s.bash.unknownWhy() != "" {
 		return nil, false
 	}
 	for j := range s.bash.cmds {
