@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -204,8 +205,12 @@ type subject struct {
 	path     string // path tools: absolute, clean
 	real     string // path with symbolic links resolved, when it differs
 	inside   bool   // path is inside the workspace
-	// touches are the paths a bash command reads and writes.
+	// touches are the paths a bash command reads and writes; probes
+	// caches what the decision learnt of the file system.
 	touches []touch
+	probes  map[string]os.FileInfo
+	// texts are the texts deny and ask rules see (see denyTexts).
+	texts []string
 }
 
 func (g *Gate) subject(call *tool.Call) subject {
@@ -220,7 +225,11 @@ func (g *Gate) subject(call *tool.Call) subject {
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
 		s.touches = g.touches(s.bash)
+		s.probes = map[string]os.FileInfo{}
 		g.linkedPrograms(s.bash)
+		for j := range s.bash.cmds {
+			s.texts = append(s.texts, denyTexts(&s.bash.cmds[j])...)
+		}
 	case pathTools[call.Name]:
 		p := args.Path
 		if p == "" {
@@ -335,7 +344,7 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 			rd, ed := r.readKind(), r.editKind()
 			for j := range s.touches {
 				t := &s.touches[j]
-				if (rd && t.read || ed && t.write) && hitOf(r, t) {
+				if (rd && t.read || ed && t.write) && hitOf(r, t, s.probes) {
 					return r
 				}
 			}
@@ -351,11 +360,9 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 			if r.matchCommand(strings.TrimSpace(s.command)) {
 				return r
 			}
-			for j := range s.bash.cmds {
-				for _, t := range denyTexts(&s.bash.cmds[j]) {
-					if r.matchCommand(t) {
-						return r
-					}
+			for _, t := range s.texts {
+				if r.matchCommand(t) {
+					return r
 				}
 			}
 		case s.path != "":
@@ -409,7 +416,7 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 		var hit *Rule
 		for i := range rules {
 			r := &rules[i]
-			if r.Effect == Allow && r.matchesTool("bash") && r.matchCommand(c.text()) {
+			if r.Effect == Allow && r.bashKind() && r.matchCommand(c.text()) {
 				hit = r
 				break
 			}

@@ -31,17 +31,21 @@ func (g *Gate) protected(s *subject) string {
 			return s.real
 		}
 	case s.bash != nil:
-		for _, t := range s.touches {
+		for i := range s.touches {
+			t := &s.touches[i]
 			if !t.write || t.maybe || t.abs == "" {
 				continue
 			}
 			if g.isProtected(t.abs) {
 				return g.show(t.abs)
 			}
-			if real := resolveLinks(t.abs); real != "" && g.isProtected(real) {
-				return real
+			if t.probe(s.probes); t.real != "" && g.isProtected(t.real) {
+				return t.real
 			}
-			if p := g.holdsProtected(t.abs); t.parent && p != "" {
+			if !t.parent {
+				continue
+			}
+			if p := g.holdsProtected(t.abs); p != "" {
 				return g.show(p)
 			}
 		}

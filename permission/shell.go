@@ -435,7 +435,11 @@ func (a *analyser) noteWrites(c *command) {
 	for _, w := range c.writes {
 		a.written[filepath.Clean(w)] = true
 	}
-	ops := operands(c.words[1:])
+	var ops []string
+	switch c.prog {
+	case "cp", "mv", "ln", "install", "rsync", "scp", "tee", "touch", "chmod", "dd", "curl", "wget", "gcc", "cc", "go", "tar", "unzip":
+		ops = operands(c.words[1:])
+	}
 	switch c.prog {
 	case "cp", "mv", "ln", "install", "rsync", "scp":
 		if len(ops) > 0 {

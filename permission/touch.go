@@ -45,7 +45,9 @@ func denyTexts(c *command) []string {
 		if p == "" {
 			continue
 		}
-		out = append(out, c.progText(p))
+		if t := c.progText(p); t != out[0] {
+			out = append(out, t)
+		}
 		for _, m := range familyOf[p] {
 			if m != p {
 				out = append(out, c.progText(m))
@@ -67,6 +69,63 @@ type touch struct {
 	maybe, parent bool
 	// unknown says why the path cannot be known before the command runs.
 	unknown string
+	// probed is set once real and info are filled in: where links lead
+	// ("" when nowhere else) and the file's info (nil when it is absent).
+	probed bool
+	real   string
+	info   os.FileInfo
+}
+
+// probe looks at the touched file once, however many rules ask; cache
+// holds what this decision already learnt of directories on the way.
+func (t *touch) probe(cache map[string]os.FileInfo) {
+	if t.probed {
+		return
+	}
+	t.probed = true
+	t.real, t.info = probePath(t.abs, cache)
+}
+
+// probePath returns where p leads once links are resolved ("" when
+// that is p itself) and its info (nil when it does not exist). It
+// looks at p's components from the top, each once per decision (cache
+// maps a path to its Lstat info, nil when absent), and stops at the
+// first that does not exist, so paths that are not there cost few
+// system calls.
+func probePath(p string, cache map[string]os.FileInfo) (string, os.FileInfo) {
+	p = filepath.Clean(p)
+	sep := string(filepath.Separator)
+	cur := ""
+	rest := strings.TrimPrefix(p, sep)
+	for rest != "" {
+		part, more, _ := strings.Cut(rest, sep)
+		rest = more
+		cur += sep + part
+		fi, seen := cache[cur]
+		if !seen {
+			if st, err := os.Lstat(cur); err == nil {
+				fi = st
+			}
+			if cache != nil {
+				cache[cur] = fi
+			}
+		}
+		if fi == nil {
+			return "", nil // neither it nor anything below exists
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			info, err := os.Stat(p)
+			if err != nil {
+				info = nil
+			}
+			return resolveLinks(p), info
+		}
+		if rest == "" {
+			return "", fi
+		}
+	}
+	fi, _ := os.Lstat(p)
+	return "", fi
 }
 
 // noFiles are commands whose operands are not files they open.
@@ -265,10 +324,26 @@ func hasFlag(c *command, short byte, long string) bool {
 // readKind and editKind report whether a path rule covers reading or
 // changing files.
 func (r *Rule) readKind() bool {
+	if r.kinds&kindSet != 0 {
+		return r.kinds&kindRead != 0
+	}
 	return r.matchesTool("read") || r.matchesTool("grep") || r.matchesTool("find") || r.matchesTool("ls")
 }
 
-func (r *Rule) editKind() bool { return r.matchesTool("edit") || r.matchesTool("write") }
+func (r *Rule) editKind() bool {
+	if r.kinds&kindSet != 0 {
+		return r.kinds&kindEdit != 0
+	}
+	return r.matchesTool("edit") || r.matchesTool("write")
+}
+
+// bashKind reports whether the rule names bash.
+func (r *Rule) bashKind() bool {
+	if r.kinds&kindSet != 0 {
+		return r.kinds&kindBash != 0
+	}
+	return r.matchesTool("bash")
+}
 
 // maxWalk bounds the entries one look below a directory visits.
 const maxWalk = 20000
@@ -333,7 +408,15 @@ func (r *Rule) coversBelow(dir string) (hit, unsure bool) {
 // name.
 func (r *Rule) linked(abs string) bool {
 	fi, err := os.Stat(abs)
-	if err != nil || !fi.Mode().IsRegular() || nlink(fi) < 2 {
+	if err != nil {
+		return false
+	}
+	return r.linkedInfo(fi)
+}
+
+// linkedInfo is linked for a file already looked at.
+func (r *Rule) linkedInfo(fi os.FileInfo) bool {
+	if fi == nil || !fi.Mode().IsRegular() || nlink(fi) < 2 {
 		return false
 	}
 	for _, g := range r.globs {
@@ -418,14 +501,15 @@ func sameContent(a, b string) bool {
 
 // hitOf reports whether the path rule r covers the touch t (see
 // Gate.pathHit); a tree too large to look through counts as covered.
-func hitOf(r *Rule, t *touch) bool {
+func hitOf(r *Rule, t *touch, cache map[string]os.FileInfo) bool {
 	if t.abs == "" {
 		return false
 	}
 	if r.matchPath(t.abs) {
 		return true
 	}
-	if real := resolveLinks(t.abs); real != "" && r.matchPath(real) {
+	t.probe(cache)
+	if t.real != "" && r.matchPath(t.real) {
 		return true
 	}
 	if t.recursive {
@@ -433,7 +517,7 @@ func hitOf(r *Rule, t *touch) bool {
 			return true
 		}
 	}
-	return r.linked(t.abs)
+	return r.linkedInfo(t.info)
 }
 
 // unknown returns why the bash command of s cannot be vouched for, or
@@ -449,7 +533,7 @@ func (g *Gate) unknown(s *subject, rules []Rule) string {
 		}
 		if r.globs != nil {
 			pathRules = true
-		} else if r.matchesTool("bash") {
+		} else if r.bashKind() {
 			bashRules = true
 		}
 	}
@@ -492,4 +576,38 @@ func systemDir(p string) bool {
 		return true
 	}
 	return false
+}
+
+// hider returns the test of paths a call of the named tool must leave
+// out as it walks a tree (grep and find with no path, or a glob): what a
+// deny or ask rule on paths covers for that tool, by name, where links
+// lead, or as a hard link of a covered file. nil when no rule applies.
+func (g *Gate) hider(name string) func(abs string) bool {
+	g.mu.RLock()
+	all := g.rules
+	g.mu.RUnlock()
+	var rs []*Rule
+	for i := range all {
+		r := &all[i]
+		if r.Effect != Allow && r.globs != nil && r.matchesTool(name) {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	return func(abs string) bool {
+		p := abs
+		if g.realWork != "" && within(g.realWork, abs) {
+			if rel, err := filepath.Rel(g.realWork, abs); err == nil {
+				p = filepath.Join(g.o.Workdir, rel)
+			}
+		}
+		for _, r := range rs {
+			if r.matchPath(p) || r.matchPath(abs) || r.linked(abs) {
+				return true
+			}
+		}
+		return false
+	}
 }
