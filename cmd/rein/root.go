@@ -86,7 +86,6 @@ func startChat(cmd *cobra.Command, e *env, o *runOptions) error {
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = true
-	askTrust(e, o)
 	a, err := newAgent(cmd.Context(), e, o, "", o.noSession)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -108,7 +107,7 @@ func converse(ctx context.Context, e *env, o *runOptions, a *coding.Agent) error
 // flags say otherwise, and reports what loading set aside or repaired.
 // Errors are exitErrors.
 func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*coding.Agent, error) {
-	path, err := findSession(o.workdir, ref)
+	path, err := coding.FindSession(o.workdir, ref)
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -190,7 +189,7 @@ func (e *env) failoverEvent(ev failover.Event) {
 		f(ev)
 		return
 	}
-	if s := describeRetry(ev); s != "" {
+	if s := coding.DescribeRetry(ev); s != "" {
 		fmt.Fprintln(e.stderr, "rein:", s)
 	}
 }

@@ -121,7 +121,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		defer e.setRetry(nil)
 	}
 	enc := json.NewEncoder(e.stdout)
-	masker := newDeltaMasker()
+	masker := coding.NewDeltaMasker(redactor())
 	var encErr error
 	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
 		if ev.Approval != nil {
@@ -135,7 +135,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 			p.event(ev.Event.Event)
 			contextEvent(p.info, p, ev.Event)
 		case "stream-json":
-			for _, out := range masker.apply(ev.Event) {
+			for _, out := range masker.Apply(ev.Event) {
 				if encErr == nil {
 					encErr = enc.Encode(out)
 				}
@@ -161,7 +161,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	if encErr != nil {
 		return encErr
 	}
-	final, done := finalText(res), stopError(res, err) == nil
+	final, done := coding.FinalText(res), stopError(res, err) == nil
 	sess := a.Session()
 	if o.output == "json" {
 		doc := runResult(res, err)
@@ -185,7 +185,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 			fmt.Fprintln(e.stderr, p.style(ansiDim, "rein: the run did not finish; its partial reply is above, on standard error only"))
 		}
 	}
-	if hint := errorHint(err, o.baseURL); hint != "" {
+	if hint := coding.Hint(err, o.baseURL); hint != "" {
 		fmt.Fprintln(e.stderr, "rein: hint:", hint)
 	}
 	if err != nil && p.shownError != "" && strings.Contains(err.Error(), p.shownError) {
@@ -193,29 +193,6 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		return &exitError{code: 1}
 	}
 	return stopError(res, err)
-}
-
-// finalText is a run's answer: the work_complete summary when the model
-// called it (strict mode), else the text of the last assistant message.
-func finalText(res harness.Result) string {
-	for i := len(res.Messages) - 1; i >= 0; i-- {
-		m := &res.Messages[i]
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		for _, c := range m.Content {
-			if c.Type == llm.ContentToolCall && c.Name == harness.WorkCompleteTool {
-				var args struct {
-					Summary string `json:"summary"`
-				}
-				if json.Unmarshal(c.Arguments, &args) == nil && strings.TrimSpace(args.Summary) != "" {
-					return args.Summary
-				}
-			}
-		}
-		break
-	}
-	return res.Text()
 }
 
 // result is the --output json document. Text is the final answer, empty
@@ -236,9 +213,9 @@ type result struct {
 func runResult(res harness.Result, err error) result {
 	r := result{Stop: res.Stop, Detail: res.Detail, Turns: res.Turns, Usage: res.Usage, Messages: res.Messages}
 	if stopError(res, err) == nil {
-		r.Text = finalText(res)
+		r.Text = coding.FinalText(res)
 	} else {
-		r.PartialText = finalText(res)
+		r.PartialText = coding.FinalText(res)
 	}
 	if err != nil {
 		r.Error = err.Error()
