@@ -76,6 +76,9 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		Redactor:       redactor(),
 		Version:        version,
 	}
+	if o.answerable {
+		co.ConfirmTrust = confirmTrust(e)
+	}
 	if sessionPath != "" {
 		if o.keepTools {
 			co.Tools = ""

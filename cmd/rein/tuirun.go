@@ -174,18 +174,27 @@ func approvalDialog(req *coding.Approval) *tui.Approval {
 		choices[1] = "allow always: " + req.Suggest
 	}
 	return &tui.Approval{
-		Title:   "Permission needed",
-		Detail:  coding.DescribeRequest(req.Request),
-		Choices: choices,
-		Reply: func(i int) {
-			ans := permission.Answer{Kind: permission.DenyCall, Reason: "the user declined"}
-			switch i {
-			case 0:
-				ans = permission.Answer{Kind: permission.AllowOnce}
-			case 1:
-				ans = permission.Answer{Kind: permission.AllowAlways}
-			}
-			go req.Answer(ans)
+		Title:     "Permission needed",
+		Detail:    coding.DescribeRequest(req.Request),
+		Choices:   choices,
+		ReasonFor: 2,
+		ReplyReason: func(i int, reason string) {
+			go req.Answer(tuiAnswer(i, reason))
 		},
 	}
+}
+
+// tuiAnswer turns the dialog's choice (-1 when dismissed) and the reason
+// typed after "deny" into an answer.
+func tuiAnswer(choice int, reason string) permission.Answer {
+	switch choice {
+	case 0:
+		return permission.Answer{Kind: permission.AllowOnce}
+	case 1:
+		return permission.Answer{Kind: permission.AllowAlways}
+	}
+	if reason == "" {
+		reason = "the user declined"
+	}
+	return permission.Answer{Kind: permission.DenyCall, Reason: reason}
 }
