@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/reinhq/rein/coding"
@@ -130,7 +129,7 @@ func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*c
 	}
 	sess := a.Session()
 	for _, is := range sess.Issues() {
-		fmt.Fprintf(e.stderr, "rein: %s line %d: %s: %s\n", filepath.Base(path), is.Line, is.Kind, is.Detail)
+		fmt.Fprintf(e.stderr, "rein: %s:%d: %s: %s\n", path, is.Line, is.Kind, is.Detail)
 	}
 	for _, r := range sess.Repairs() {
 		fmt.Fprintf(e.stderr, "rein: repaired: the %s call %s was interrupted; recorded it as failed\n", r.ToolName, r.CallID)
