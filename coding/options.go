@@ -45,6 +45,11 @@ type Options struct {
 	// separated, "-name" removing one; "none" offers none; "" means the
 	// coding toolset. MCP servers and the skill tool are added to it.
 	Tools string
+	// AllowRules and DenyRules are permission rules for this agent only,
+	// in the settings files' syntax ("Bash(git diff:*)", "Read",
+	// "Edit(./src/**)"): Claude Code's --allowedTools and
+	// --disallowedTools. A deny wins over an allow, as in the files.
+	AllowRules, DenyRules []string
 	// restoreTools: a continued session names its active tools; every
 	// built-in tool is handed to the harness, which restores them.
 	restoreTools bool

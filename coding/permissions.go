@@ -38,6 +38,20 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 		return nil, configError(err, files...)
 	}
 	ps.settings = st
+	base := permission.PathBase{Root: s.ws.Root, Cwd: s.ws.Root, Home: home}
+	for _, set := range []struct {
+		rules  []string
+		effect permission.Effect
+		source string
+	}{{s.o.AllowRules, permission.Allow, "--allowedTools"}, {s.o.DenyRules, permission.Deny, "--disallowedTools"}} {
+		for _, text := range set.rules {
+			r, err := permission.ParseRule(text, set.effect, set.source, base)
+			if err != nil {
+				return nil, err
+			}
+			st.Rules = append(st.Rules, r)
+		}
+	}
 	for _, w := range st.Warnings {
 		s.o.warnf("warning: %v", w)
 	}
@@ -140,6 +154,12 @@ func (ps *perms) apply(s *setup, opts *harness.Options) {
 // SessionStart hooks, whose context reaches the model with the first
 // prompt.
 func (ps *perms) install(ctx context.Context, h *harness.Harness, source string) {
+	ps.cmds.Mode = func() string {
+		if g := h.Permission(); g != nil {
+			return g.Mode().ClaudeName()
+		}
+		return ""
+	}
 	ps.cmds.Install(h.Hooks())
 	if v := ps.cmds.SessionStart(ctx, source); v.Context != "" {
 		_ = h.NextTurn(v.Context)

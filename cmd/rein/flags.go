@@ -24,7 +24,7 @@ func addPeerFlags(cmd *cobra.Command, o *runOptions) {
 func addSessionFlags(cmd *cobra.Command, o *runOptions) {
 	f := cmd.Flags()
 	f.BoolVarP(&o.cont, "continue", "c", false, "continue the last session of this workspace")
-	f.StringVar(&o.resume, "resume", "", "continue the session with this id (or a unique prefix of it, or a file path)")
+	f.StringVarP(&o.resume, "resume", "r", "", "continue the session with this id (or a unique prefix of it, or a file path); with no id, choose one")
 }
 
 // sessionRef is the session named by -c or --resume, "" for none.

@@ -106,7 +106,13 @@ func converse(ctx context.Context, e *env, o *runOptions, a *coding.Agent) error
 // flags say otherwise, and reports what loading set aside or repaired.
 // Errors are exitErrors.
 func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*coding.Agent, error) {
-	path, err := coding.FindSession(o.workdir, ref)
+	var path string
+	var err error
+	if ref == pickRef {
+		path, err = pickSession(e, o.workdir)
+	} else {
+		path, err = coding.FindSession(o.workdir, ref)
+	}
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}

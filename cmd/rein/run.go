@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/coding/claudecode"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/spf13/cobra"
@@ -28,6 +30,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringSliceVar(&o.disableMCP, "disable-mcp", nil, "MCP servers not to start, by name, comma-separated (all: none of them)")
 	f.BoolVar(&o.strict, "strict", false, "end the run only when the model calls work_complete (reminding it a bounded number of times), not at its first final answer")
 	addPeerFlags(cmd, o)
+	addClaudeFlags(cmd, o)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -95,9 +98,12 @@ func runOnce(ctx context.Context, e *env, o *runOptions, prompt string) error {
 // check validates the flags that need no workspace.
 func (o *runOptions) check() error {
 	switch o.output {
-	case "", "text", "json", "stream-json":
+	case "", "text", "json", "stream-json", "rein-json", "rein-stream-json":
 	default:
-		return fmt.Errorf("unknown output format %q: use text, json or stream-json", o.output)
+		return fmt.Errorf("unknown output format %q: use text, json, stream-json (Claude Code's shapes), rein-json or rein-stream-json (rein's own)", o.output)
+	}
+	if err := o.claude.apply(o); err != nil {
+		return err
 	}
 	if !llm.ThinkingLevel(o.thinking).Valid() {
 		return fmt.Errorf("unknown thinking level %q: use off, minimal, low, medium, high or xhigh", o.thinking)
@@ -108,6 +114,7 @@ func (o *runOptions) check() error {
 // promptOnce runs one prompt on a ready agent and renders it. Standard
 // output gets the final answer only when there is one.
 func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, prompt string) error {
+	start := time.Now()
 	p := &printer{out: e.stdout, info: e.stderr, color: e.color, preview: 1}
 	if e.piped {
 		p.out = e.stderr
@@ -123,6 +130,13 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	enc := json.NewEncoder(e.stdout)
 	masker := coding.NewDeltaMasker(redactor())
 	var encErr error
+	var cc *claudecode.Writer
+	switch o.output {
+	case "json":
+		cc = claudecode.NewResult(e.stdout, claudeMeta(a, start))
+	case "stream-json":
+		cc = claudecode.NewStream(e.stdout, claudeMeta(a, start))
+	}
 	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
 		if ev.Approval != nil {
 			return nil
@@ -134,7 +148,13 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 			}
 			p.event(ev.Event.Event)
 			contextEvent(p.info, p, ev.Event)
-		case "stream-json":
+		case "json", "stream-json":
+			for _, out := range masker.Apply(ev.Event) {
+				if encErr == nil {
+					encErr = cc.Event(out)
+				}
+			}
+		case "rein-stream-json":
 			for _, out := range masker.Apply(ev.Event) {
 				if encErr == nil {
 					encErr = enc.Encode(out)
@@ -153,7 +173,11 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	res, err := a.Submit(ctx, prompt)
 	var blocked *coding.BlockedError
 	if errors.As(err, &blocked) {
-		return &exitError{code: 1, err: err}
+		// As with Claude Code, a prompt the user's own hook stopped is not
+		// a failure of the run: the reason goes to standard error and the
+		// exit status is 0.
+		fmt.Fprintln(e.stderr, "rein:", err)
+		return nil
 	}
 	if w != nil {
 		w.close()
@@ -163,13 +187,22 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	}
 	final, done := coding.FinalText(res), stopError(res, err) == nil
 	sess := a.Session()
-	if o.output == "json" {
+	if o.output == "json" || o.output == "rein-json" || o.output == "stream-json" {
 		doc := runResult(res, err)
 		if sess != nil {
 			doc.Session = sess.Path()
 		}
-		if err := enc.Encode(doc); err != nil {
-			return err
+		var werr error
+		switch o.output {
+		case "rein-json":
+			werr = enc.Encode(doc)
+		case "json":
+			werr = cc.Result(res, final, err, doc)
+		default:
+			werr = cc.Result(res, final, err, nil)
+		}
+		if werr != nil {
+			return werr
 		}
 	} else if text {
 		if sess != nil {
