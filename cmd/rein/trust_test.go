@@ -299,3 +299,20 @@ func TestTUIDenyCarriesReason(t *testing.T) {
 		t.Errorf("always: %+v", a)
 	}
 }
+
+// A line typed while the line chat asks is not silently taken: it is
+// not an answer, the chat says it was not sent, and asks again.
+func TestChatQuestionSaysWhatItDidNotTake(t *testing.T) {
+	ws := t.TempDir()
+	script := writeScript(t, t.TempDir(), `{"text": "", "tool_calls": [{"name": "bash", "arguments": {"command": "touch made.txt"}}]}
+{"text": "done"}
+`)
+	code, out := chatSteps(t, nil, []string{"chat", "--permission-mode", "ask", "-m", "faux", "--script", script, "-C", ws, "--no-session"},
+		step{"Type a task", "go"}, step{"Allow bash", "fix the tests"}, step{"was not sent", "n not now"}, step{"done", "/exit"})
+	if code != 0 || !strings.Contains(out, `"fix the tests" is not an answer and was not sent as a prompt`) {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
+		t.Error("the denied call ran")
+	}
+}
