@@ -316,3 +316,39 @@ func TestChatQuestionSaysWhatItDidNotTake(t *testing.T) {
 		t.Error("the denied call ran")
 	}
 }
+
+// rein trust --list and --revoke; an earlier rein's folder entry is
+// listed as such and migrates at the workspace's next run.
+func TestTrustListRevokeAndMigration(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"x": {"command": "rein-test-no-such-server"}}}`), 0o644)
+	home := t.TempDir()
+	vars := map[string]string{"HOME": home}
+	store := filepath.Join(home, ".config", "rein", "trusted.json")
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	real, _ := filepath.EvalSymlinks(ws)
+	os.WriteFile(store, []byte(`{"workspaces": ["`+real+`"]}`), 0o600)
+
+	e, out := envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"trust", "--list"}); code != 0 || !strings.Contains(out.String(), "earlier rein") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+	script := writeScript(t, t.TempDir(), `{"text": "ok"}`+"\n")
+	e, out = envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", ws, "--no-session", "--disable-mcp", "all", "go"}); code != 0 || !strings.Contains(out.String(), "now recorded") {
+		t.Fatalf("the migrated workspace's run: exit %d\n%s", code, out)
+	}
+	e, out = envWith(t, "", vars)
+	execute(context.Background(), e, []string{"trust", "--list"})
+	if !strings.Contains(out.String(), real+" (1 file(s)") {
+		t.Errorf("after migration:\n%s", out)
+	}
+	e, out = envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"trust", "--revoke", ws}); code != 0 || !strings.Contains(out.String(), "no longer trusted") {
+		t.Fatalf("revoke: %d\n%s", code, out)
+	}
+	e, out = envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", ws, "--no-session", "go"}); code != 2 {
+		t.Errorf("after revoke a headless run must stop: exit %d\n%s", code, out)
+	}
+}
