@@ -108,7 +108,11 @@ func answerQuestion(e *env, p *printer, asking []*coding.Approval, line string) 
 	req := asking[0]
 	ans, ok := parseAnswer(line, req.Request)
 	if !ok {
-		fmt.Fprint(e.stdout, p.style(ansiDim, "  answer y, a, u or n (a reason may follow n): "))
+		msg := "  answer y, a, u or n (a reason may follow n): "
+		if t := strings.TrimSpace(line); t != "" {
+			msg = fmt.Sprintf("  %q is not an answer and was not sent as a prompt; answer y, a, u or n (a reason may follow n): ", t)
+		}
+		fmt.Fprint(e.stdout, p.style(ansiDim, msg))
 		return asking
 	}
 	if err := req.Answer(ans); err != nil {

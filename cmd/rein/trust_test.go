@@ -299,3 +299,56 @@ func TestTUIDenyCarriesReason(t *testing.T) {
 		t.Errorf("always: %+v", a)
 	}
 }
+
+// A line typed while the line chat asks is not silently taken: it is
+// not an answer, the chat says it was not sent, and asks again.
+func TestChatQuestionSaysWhatItDidNotTake(t *testing.T) {
+	ws := t.TempDir()
+	script := writeScript(t, t.TempDir(), `{"text": "", "tool_calls": [{"name": "bash", "arguments": {"command": "touch made.txt"}}]}
+{"text": "done"}
+`)
+	code, out := chatSteps(t, nil, []string{"chat", "--permission-mode", "ask", "-m", "faux", "--script", script, "-C", ws, "--no-session"},
+		step{"Type a task", "go"}, step{"Allow bash", "fix the tests"}, step{"was not sent", "n not now"}, step{"done", "/exit"})
+	if code != 0 || !strings.Contains(out, `"fix the tests" is not an answer and was not sent as a prompt`) {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made.txt")); err == nil {
+		t.Error("the denied call ran")
+	}
+}
+
+// rein trust --list and --revoke; an earlier rein's folder entry is
+// listed as such and migrates at the workspace's next run.
+func TestTrustListRevokeAndMigration(t *testing.T) {
+	ws := t.TempDir()
+	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"x": {"command": "rein-test-no-such-server"}}}`), 0o644)
+	home := t.TempDir()
+	vars := map[string]string{"HOME": home}
+	store := filepath.Join(home, ".config", "rein", "trusted.json")
+	os.MkdirAll(filepath.Dir(store), 0o700)
+	real, _ := filepath.EvalSymlinks(ws)
+	os.WriteFile(store, []byte(`{"workspaces": ["`+real+`"]}`), 0o600)
+
+	e, out := envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"trust", "--list"}); code != 0 || !strings.Contains(out.String(), "earlier rein") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+	script := writeScript(t, t.TempDir(), `{"text": "ok"}`+"\n")
+	e, out = envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", ws, "--no-session", "--disable-mcp", "all", "go"}); code != 0 || !strings.Contains(out.String(), "now recorded") {
+		t.Fatalf("the migrated workspace's run: exit %d\n%s", code, out)
+	}
+	e, out = envWith(t, "", vars)
+	execute(context.Background(), e, []string{"trust", "--list"})
+	if !strings.Contains(out.String(), real+" (1 file(s)") {
+		t.Errorf("after migration:\n%s", out)
+	}
+	e, out = envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"trust", "--revoke", ws}); code != 0 || !strings.Contains(out.String(), "no longer trusted") {
+		t.Fatalf("revoke: %d\n%s", code, out)
+	}
+	e, out = envWith(t, "", vars)
+	if code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", ws, "--no-session", "go"}); code != 2 {
+		t.Errorf("after revoke a headless run must stop: exit %d\n%s", code, out)
+	}
+}
