@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
 )
 
 // DefaultDir is the run store of a workspace.
@@ -114,7 +116,7 @@ func readFile(name string, since time.Time, recs []Record, probs []Problem, inde
 			continue
 		}
 		var rec Record
-		if err := json.Unmarshal(line, &rec); err != nil {
+		if err := jsonv2.Unmarshal(line, &rec); err != nil {
 			probs = append(probs, Problem{File: name, Line: n, Err: err})
 			continue
 		}
