@@ -10,6 +10,7 @@ import (
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 )
 
@@ -36,6 +37,8 @@ type Agent struct {
 	mu     sync.Mutex
 	sess   *session.Session // nil without a log; replaced by Fork
 	closed bool
+	// lastRun is the record of the latest prompt.
+	lastRun telemetry.Record
 	runs   sync.WaitGroup // Submit calls and background hook runs
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/telemetry"
 )
 
 // Options configure Open. The zero value opens the project around the
@@ -94,6 +95,20 @@ type Options struct {
 	Redactor *redact.Redactor
 	// Version is the version MCP servers are told; "" means "dev".
 	Version string
+
+	// Budget limits what each prompt may spend; a limit left zero takes
+	// the workspace's telemetry.json default (none when it has none). A
+	// prompt over budget ends with a *telemetry.BudgetError (see
+	// docs/observability.md).
+	Budget telemetry.Limits
+	// Frontend names the program in run records (run, chat, tui, demo,
+	// acp, http); "" means sdk. NoRunRecords writes no record to
+	// .rein/runs (the session still gets its run entries).
+	Frontend     string
+	NoRunRecords bool
+	// Tracer, when set, receives the spans of every prompt (see package
+	// telemetry/otel).
+	Tracer telemetry.Tracer
 }
 
 // defaults fills in the functions Open needs.

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/reinhq/rein/llm/catalog"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 )
 
@@ -18,6 +19,8 @@ type setup struct {
 	// (never nil after newSetup).
 	cfg    *catalog.Config
 	secret map[string]bool
+	// tel observes every prompt: records, budget, traces.
+	tel *telemetry.Telemetry
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the
@@ -45,6 +48,9 @@ func newSetup(o Options) (*setup, error) {
 	}
 	s.cfg = cfg
 	s.secret = secretEnvNames(cfg)
+	if err := s.newTelemetry(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

@@ -12,6 +12,11 @@ import (
 // one event at a time.
 func (r *Run) listen(ctx context.Context, e harness.Event) error {
 	switch e.Type {
+	case agent.EventAgentStart:
+		r.mu.Lock()
+		rec := r.rec
+		r.mu.Unlock()
+		r.t.write(&rec)
 	case agent.EventTurnStart:
 		r.mu.Lock()
 		r.rec.Turns = max(r.rec.Turns, e.Turn)

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -110,8 +111,10 @@ func RunFrom(ctx context.Context) *Run {
 // Begin starts observing a run of h and returns the context to pass to
 // h.Prompt (it carries the run to the provider wrapper and to runs begun
 // inside it) and the Run, which End finishes. A run begun with a context
-// that carries another run is that run's child. Begin writes a record
-// with outcome interrupted, which End's record replaces.
+// that carries another run is that run's child. When the harness starts
+// the run (its agent_start event) a record with outcome interrupted is
+// written, which End's record replaces; a prompt refused as busy leaves
+// no record.
 func (t *Telemetry) Begin(ctx context.Context, h *harness.Harness, info Info) (context.Context, *Run) {
 	parent := RunFrom(ctx)
 	r := &Run{t: t, h: h, parent: parent}
@@ -161,7 +164,6 @@ func (t *Telemetry) Begin(ctx context.Context, h *harness.Harness, info Info) (c
 	if h != nil {
 		r.unsub = h.Subscribe(r.listen)
 	}
-	t.write(rec)
 	return ctx, r
 }
 
@@ -224,6 +226,19 @@ func (r *Run) End(res harness.Result, err error) Record {
 		return rec
 	}
 	r.ended = true
+	if errors.Is(err, harness.ErrBusy) {
+		r.rec.Outcome, r.rec.Stop, r.rec.Detail = OutcomeError, string(harness.StopError), err.Error()
+		rec := r.snapshotLocked()
+		r.result = &rec
+		r.mu.Unlock()
+		if r.unsub != nil {
+			r.unsub()
+		}
+		if r.span != nil {
+			r.span.End(&rec)
+		}
+		return rec
+	}
 	now := r.t.o.Clock()
 	r.rec.DurationMS = now.Sub(r.rec.Start).Milliseconds()
 	r.rec.Outcome = OutcomeOf(res.Stop, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/faux"
 )
 
 func TestRecordOfARunWithTools(t *testing.T) {
@@ -65,7 +66,18 @@ func TestRecordOfARunWithTools(t *testing.T) {
 
 func TestUnfinishedRunReadsAsInterrupted(t *testing.T) {
 	e := newEnv(t, Limits{})
-	_, run := e.t.Begin(context.Background(), e.h, Info{})
+	// The run is killed inside its first request: the record written
+	// when it started stays.
+	var run *Run
+	e.p.Push(faux.Reply{Func: func(ctx context.Context, _ *llm.Request) (llm.Message, error) {
+		recs, _, err := e.store.Read(time.Time{})
+		if err != nil || len(recs) != 1 || recs[0].ID != run.ID() || recs[0].Outcome != OutcomeInterrupted {
+			t.Errorf("records during the run = %+v, %v", recs, err)
+		}
+		return llm.Message{}, context.Canceled
+	}})
+	ctx, run := e.t.Begin(context.Background(), e.h, Info{})
+	e.h.Prompt(ctx, "go")
 	recs, _, err := e.store.Read(time.Time{})
 	if err != nil || len(recs) != 1 || recs[0].ID != run.ID() || recs[0].Outcome != OutcomeInterrupted {
 		t.Fatalf("records = %+v, %v", recs, err)
@@ -149,5 +161,18 @@ func TestStoreMissingDirIsEmpty(t *testing.T) {
 	recs, probs, err := NewStore(filepath.Join(t.TempDir(), "none")).Read(time.Time{})
 	if err != nil || len(recs) != 0 || len(probs) != 0 {
 		t.Fatalf("%v %v %v", recs, probs, err)
+	}
+}
+
+func TestBusyPromptLeavesNoRecord(t *testing.T) {
+	e := newEnv(t, Limits{})
+	_, run := e.t.Begin(context.Background(), e.h, Info{})
+	rec := run.End(harness.Result{}, &harness.Error{Code: harness.CodeBusy, Op: "prompt"})
+	if rec.Outcome != OutcomeError {
+		t.Errorf("outcome %s", rec.Outcome)
+	}
+	recs, _, err := e.store.Read(time.Time{})
+	if err != nil || len(recs) != 0 || len(runEntries(e.mem)) != 0 {
+		t.Errorf("a busy prompt left records %+v (%v) or session entries", recs, err)
 	}
 }

@@ -142,6 +142,7 @@ var errCaptured = errors.New("request captured, not sent")
 // wireRequest returns the body of the first request a run would send
 // for text, captured just before sending.
 func wireRequest(ctx context.Context, e *env, o *runOptions, text string) ([]byte, error) {
+	o.noRecords = true
 	a, err := newAgent(ctx, e, o, "", true)
 	if err != nil {
 		return nil, err

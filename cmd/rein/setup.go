@@ -9,6 +9,7 @@ import (
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/telemetry"
 )
 
 // runOptions are the flags shared by the commands that run the agent.
@@ -40,6 +41,12 @@ type runOptions struct {
 
 	// disableMCP names MCP servers not to start ("all": none).
 	disableMCP []string
+	// budget is --max-cost, --max-input-tokens and --max-output-tokens;
+	// frontend names the command in run records ("" is run); noRecords
+	// keeps runs out of .rein/runs.
+	budget    telemetry.Limits
+	frontend  string
+	noRecords bool
 	// keepTools and keepThinking: the flags were not given, so a resumed
 	// session's own settings apply.
 	keepTools, keepThinking bool
@@ -75,6 +82,12 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		OnRetry:        e.failoverEvent,
 		Redactor:       redactor(),
 		Version:        version,
+		Budget:         o.budget,
+		Frontend:       o.frontend,
+		NoRunRecords:   o.noRecords,
+	}
+	if co.Frontend == "" {
+		co.Frontend = "run"
 	}
 	if sessionPath != "" {
 		if o.keepTools {
