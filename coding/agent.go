@@ -39,7 +39,7 @@ type Agent struct {
 	closed bool
 	// lastRun is the record of the latest prompt.
 	lastRun telemetry.Record
-	runs   sync.WaitGroup // Submit calls and background hook runs
+	runs    sync.WaitGroup // Submit calls and background hook runs
 }
 
 func newAgent(s *setup, h *harness.Harness, sess *session.Session, found *prompt.Found, ps *perms, jobs *builtin.Jobs, bridge *mcpTools) *Agent {
