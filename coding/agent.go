@@ -127,6 +127,9 @@ func (a *Agent) Close() error {
 		a.s.o.warnf("stopped background job %d (pid %d): %s", j.ID, j.PID, j.Command)
 	}
 	a.bridge.close()
+	if a.s.stopTraces != nil {
+		_ = a.s.stopTraces(context.Background())
+	}
 	if s := a.Session(); s != nil {
 		return s.Close()
 	}

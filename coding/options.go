@@ -106,9 +106,13 @@ type Options struct {
 	// .rein/runs (the session still gets its run entries).
 	Frontend     string
 	NoRunRecords bool
-	// Tracer, when set, receives the spans of every prompt (see package
-	// telemetry/otel).
-	Tracer telemetry.Tracer
+	// Tracer, when set, receives the spans of every prompt. Otherwise
+	// Tracing, when set, starts one if the OTEL_* variables or the
+	// workspace's telemetry.json ask for traces (telemetry.TracesWanted):
+	// pass otel.Setup from package telemetry/otel. A setup that fails is
+	// one warning, and the agent runs without traces. Close flushes it.
+	Tracer  telemetry.Tracer
+	Tracing telemetry.TraceSetup
 }
 
 // defaults fills in the functions Open needs.

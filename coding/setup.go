@@ -1,6 +1,7 @@
 package coding
 
 import (
+	"context"
 	"strings"
 
 	"github.com/reinhq/rein/llm/catalog"
@@ -19,8 +20,10 @@ type setup struct {
 	// (never nil after newSetup).
 	cfg    *catalog.Config
 	secret map[string]bool
-	// tel observes every prompt: records, budget, traces.
-	tel *telemetry.Telemetry
+	// tel observes every prompt: records, budget, traces; stopTraces
+	// flushes the tracer Tracing started.
+	tel        *telemetry.Telemetry
+	stopTraces func(context.Context) error
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the

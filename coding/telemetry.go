@@ -1,6 +1,8 @@
 package coding
 
 import (
+	"context"
+
 	"github.com/reinhq/rein/compact"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
@@ -22,11 +24,21 @@ func (s *setup) newTelemetry() error {
 	}
 	to := telemetry.Options{Frontend: s.o.Frontend, Workdir: s.ws.Root, Limits: limits, Tracer: s.o.Tracer,
 		OnWarning: func(w telemetry.Warning) { s.o.Warn("warning: " + w.String()) }}
+	if to.Tracer == nil && s.o.Tracing != nil && telemetry.TracesWanted(s.o.Getenv, cfg.OTel) {
+		tr, stop, err := s.o.Tracing(context.Background(), telemetry.TraceSettings{Config: cfg.OTel, Getenv: s.o.Getenv,
+			Redact: s.o.Redactor.String, Warn: s.o.Warn, Version: s.o.Version})
+		if err != nil {
+			s.o.Warn("warning: traces are off: " + err.Error())
+		} else {
+			to.Tracer, s.stopTraces = tr, stop
+		}
+	}
 	if to.Frontend == "" {
 		to.Frontend = "sdk"
 	}
 	if !s.o.NoRunRecords {
 		to.Store = telemetry.NewStore(telemetry.DefaultDir(s.ws.Root))
+		to.Store.Redact = s.o.Redactor.Bytes
 	}
 	s.tel = telemetry.New(to)
 	return nil

@@ -25,12 +25,14 @@ func DefaultDir(workspace string) string { return filepath.Join(workspace, ".rei
 // reader keeps the last line of each id. Appends from several processes
 // are safe: each record is one write to a file opened for appending.
 type Store struct {
-	dir   string
-	clock func() time.Time
+	dir string
+	// Redact, when set, masks secrets in each line before it is written
+	// (an error message in Detail may quote one).
+	Redact func([]byte) []byte
 }
 
 // NewStore returns a store in dir; the directory is made on first write.
-func NewStore(dir string) *Store { return &Store{dir: dir, clock: time.Now} }
+func NewStore(dir string) *Store { return &Store{dir: dir} }
 
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
@@ -44,6 +46,9 @@ func (s *Store) Append(rec *Record) error {
 	b, err := json.Marshal(rec)
 	if err != nil {
 		return err
+	}
+	if s.Redact != nil {
+		b = s.Redact(b)
 	}
 	b = append(b, '\n')
 	if err := os.MkdirAll(s.dir, 0o755); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/otel"
 )
 
 // runOptions are the flags shared by the commands that run the agent.
@@ -85,6 +86,7 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		Budget:         o.budget,
 		Frontend:       o.frontend,
 		NoRunRecords:   o.noRecords,
+		Tracing:        otel.Setup,
 	}
 	if co.Frontend == "" {
 		co.Frontend = "run"
