@@ -48,9 +48,11 @@ func TestChatAsksAndRemembersAlways(t *testing.T) {
 		io.WriteString(stdinW, "write one\n")
 		waitFor(t, &out, "Allow bash: echo one > one.txt?")
 		io.WriteString(stdinW, "a\n")
-		waitFor(t, &out, "Done one.")
+		// The chat is ready for the next prompt once it shows "› "
+		// again; a line typed before that steers the finishing run.
+		waitFor(t, &out, "Done one.\n› ")
 		io.WriteString(stdinW, "write two\n")
-		waitFor(t, &out, "Done two.")
+		waitFor(t, &out, "Done two.\n› ")
 		io.WriteString(stdinW, "now edit\n")
 		waitFor(t, &out, "Allow write x.txt?")
 		io.WriteString(stdinW, "n not that file\n")
