@@ -3,7 +3,8 @@ package coding
 import (
 	"context"
 	"fmt"
-	"strings"
+	"net"
+	"net/url"
 
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
@@ -55,13 +56,23 @@ func resumeOptions(o *Options, sess *session.Session) {
 		o.Thinking = c.Thinking
 	}
 	if o.Tools == "" && c.ActiveTools != nil {
-		o.Tools = strings.Join(c.ActiveTools, ",")
+		// Every tool the workspace has is handed to the harness, which
+		// activates those the log records and drops, with a note, those
+		// that no longer exist (see harness.GoneTools).
+		o.restoreTools = true
 		if len(c.ActiveTools) == 0 {
 			o.Tools = "none"
 		}
 	}
-	if o.BaseURL == "" {
-		o.BaseURL = RecordedBaseURL(sess.Entries())
+	if u := RecordedBaseURL(sess.Entries()); o.BaseURL == "" && u != "" {
+		// A session log is a file in the workspace, which a cloned
+		// repository controls: by itself it may point requests at this
+		// machine only.
+		if loopbackURL(u) {
+			o.BaseURL = u
+		} else {
+			o.warnf("note: this session was recorded with --base-url %s; a session file alone cannot send requests elsewhere, so pass --base-url %s to use it again", u, u)
+		}
 	}
 	if o.Workdir == "" && sess.Header().Cwd != "" {
 		o.Workdir = sess.Header().Cwd
@@ -101,7 +112,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	}
 	var mcpCfg *mcp.Config
 	if !s.noTools() {
-		if mcpCfg, err = MCPConfig(o, s.ws.Root, o.DisableMCP); err != nil {
+		if mcpCfg, err = mcpConfig(o, s.ws.Root, o.DisableMCP, s.trust, false); err != nil {
 			return nil, err
 		}
 	}
@@ -183,3 +194,18 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 
 // ModelName is a model as the user names it: provider/id.
 func ModelName(m llm.Model) string { return m.Provider + "/" + m.ID }
+
+// loopbackURL reports whether u's host is this machine (localhost or a
+// loopback address).
+func loopbackURL(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := p.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
+	"github.com/reinhq/rein/trust"
 )
 
 // setup is what Open reads of a workspace before it starts anything:
@@ -24,6 +25,8 @@ type setup struct {
 	// flushes the tracer Tracing started.
 	tel        *telemetry.Telemetry
 	stopTraces func(context.Context) error
+	// trust says which of the workspace's own files may act.
+	trust *trust.Status
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the
@@ -36,10 +39,14 @@ func newSetup(o Options) (*setup, error) {
 		return nil, err
 	}
 	s := &setup{o: o, ws: ws}
-	if s.sec, err = readSecurity(o.Getenv, ws.Root); err != nil {
+	// Trust first: nothing the workspace's files say acts before it.
+	if err := s.settleTrust(); err != nil {
 		return nil, err
 	}
-	cfg, warnings, err := catalog.LoadConfig(ws.Root, o.Getenv)
+	if s.sec, err = readSecurity(o.Getenv, ws.Root, s.trusted(SecurityFile)); err != nil {
+		return nil, err
+	}
+	cfg, warnings, _, err := catalog.LoadWorkspace(ws.Root, o.Getenv, s.trusted(".rein/config.json"))
 	if err != nil {
 		return nil, configError(err, catalog.UserConfigPath(o.Getenv), catalog.ProjectConfigPath(ws.Root))
 	}

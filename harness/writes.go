@@ -101,6 +101,9 @@ func (h *Harness) flush() error {
 // written stays queued for the next flush, except one the store rejects
 // as invalid, which could never be written: it is dropped and reported.
 func (h *Harness) flushLocked() error {
+	if err := h.writeDecisionsLocked(); err != nil {
+		return err
+	}
 	for len(h.pending) > 0 {
 		e := h.pending[0]
 		_, err := h.append(e, false)
@@ -132,7 +135,7 @@ func (h *Harness) record(c *config) error {
 	defer h.mu.Unlock()
 	r := &h.recorded
 	if r.provider != c.model.Provider || r.model != c.model.ID {
-		if _, err := h.append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID}, false); err != nil {
+		if _, err := h.append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID, ContextWindow: c.model.ContextWindow}, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the model change: %w", err)}
 		}
 		r.provider, r.model = c.model.Provider, c.model.ID
@@ -152,6 +155,9 @@ func (h *Harness) record(c *config) error {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the tools change: %w", err)}
 		}
 		r.tools, r.toolsKnown = c.names, true
+	}
+	if err := h.recordGoneLocked(); err != nil {
+		return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the tools that are gone: %w", err)}
 	}
 	return nil
 }

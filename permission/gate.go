@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,8 +163,12 @@ type Verdict struct {
 	// By says what decided (see Decision.By).
 	By     string
 	Reason string
-	// Suggest is the rule an "allow always" answer would store.
+	// Suggest is what an "allow always" answer would store, for display:
+	// the rules of SuggestRules joined by ", ".
 	Suggest string
+	// SuggestRules are the rules an "allow always" answer stores: together
+	// they allow the call they were offered for.
+	SuggestRules []string
 	// Args, when non-nil, are the arguments a hook substituted.
 	Args json.RawMessage
 	// Context is text from hooks for the model.
@@ -204,6 +210,12 @@ type subject struct {
 	path     string // path tools: absolute, clean
 	real     string // path with symbolic links resolved, when it differs
 	inside   bool   // path is inside the workspace
+	// touches are the paths a bash command reads and writes; probes
+	// caches what the decision learnt of the file system.
+	touches []touch
+	probes  map[string]os.FileInfo
+	// texts are the texts deny and ask rules see (see denyTexts).
+	texts []string
 }
 
 func (g *Gate) subject(call *tool.Call) subject {
@@ -217,6 +229,12 @@ func (g *Gate) subject(call *tool.Call) subject {
 	case call.Name == "bash":
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
+		s.touches = g.touches(s.bash)
+		s.probes = map[string]os.FileInfo{}
+		g.linkedPrograms(s.bash)
+		for j := range s.bash.cmds {
+			s.texts = append(s.texts, denyTexts(&s.bash.cmds[j])...)
+		}
 	case pathTools[call.Name]:
 		p := args.Path
 		if p == "" {
@@ -259,7 +277,8 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 	if mode == ModePlan && !s.readOnly {
 		return Verdict{Effect: Deny, By: "mode", Reason: PlanMessage}
 	}
-	suggest := suggestRule(&s, g.o.Workdir)
+	offered := suggestRules(&s, g.o.Workdir)
+	suggest := strings.Join(offered, ", ")
 	if s.bash != nil && g.o.Blocker != BlockerOff {
 		if f := g.block(s.bash); f != nil {
 			eff := Deny
@@ -269,15 +288,21 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			return Verdict{Effect: eff, By: "blocker", Rule: "destructive: " + f.what, Reason: f.message()}
 		}
 	}
+	if s.bash != nil {
+		if why := g.unknown(&s, rules); why != "" {
+			return Verdict{Effect: Ask, By: "unknown", Rule: "unknown command",
+				Reason: "What this command runs or touches cannot be known before it runs (" + why + "), so no rule and no check can vouch for it; it needs the user's approval. Write it with literal program names and paths if you can."}
+		}
+	}
 	if p := g.protected(&s); p != "" {
 		return Verdict{Effect: Ask, By: "protected", Rule: "protected path " + p,
 			Reason: fmt.Sprintf("%s is a protected path (repository data, settings or hooks); changing it always needs the user's approval.", p)}
 	}
 	if hv.Effect == Ask {
-		return Verdict{Effect: Ask, By: "hook", Reason: hv.Reason, Suggest: suggest}
+		return Verdict{Effect: Ask, By: "hook", Reason: hv.Reason, Suggest: suggest, SuggestRules: offered}
 	}
 	if r := match(rules, Ask, &s); r != nil {
-		return Verdict{Effect: Ask, By: "rule", Rule: r.Text, Source: r.Source, Suggest: suggest}
+		return Verdict{Effect: Ask, By: "rule", Rule: r.Text, Source: r.Source, Suggest: suggest, SuggestRules: offered}
 	}
 	if hv.Effect == Allow {
 		return Verdict{Effect: Allow, By: "hook", Reason: hv.Reason}
@@ -302,7 +327,7 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			eff = Allow
 		}
 	}
-	return Verdict{Effect: eff, By: "mode", Rule: "mode " + string(mode), Suggest: suggest}
+	return Verdict{Effect: eff, By: "mode", Rule: "mode " + string(mode), Suggest: suggest, SuggestRules: offered}
 }
 
 func orText(s, def string) string {
@@ -317,7 +342,21 @@ func orText(s, def string) string {
 func match(rules []Rule, eff Effect, s *subject) *Rule {
 	for i := range rules {
 		r := &rules[i]
-		if r.Effect != eff || !r.matchesTool(s.tool) {
+		if r.Effect != eff {
+			continue
+		}
+		if s.bash != nil && r.globs != nil && eff != Allow {
+			// A path rule covers what bash reads (Read) or writes (Edit).
+			rd, ed := r.readKind(), r.editKind()
+			for j := range s.touches {
+				t := &s.touches[j]
+				if (rd && t.read || ed && t.write) && hitOf(r, t, s.probes) {
+					return r
+				}
+			}
+			continue
+		}
+		if !r.matchesTool(s.tool) {
 			continue
 		}
 		switch {
@@ -327,8 +366,8 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 			if r.matchCommand(strings.TrimSpace(s.command)) {
 				return r
 			}
-			for j := range s.bash.cmds {
-				if r.matchCommand(s.bash.cmds[j].text()) {
+			for _, t := range s.texts {
+				if r.matchCommand(t) {
 					return r
 				}
 			}
@@ -342,6 +381,9 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 				} else {
 					hit = hit || r.matchPath(s.real)
 				}
+			}
+			if !hit && eff != Allow {
+				hit = r.linked(s.path) // a hard link of a file the rule covers
 			}
 			if hit {
 				return r
@@ -369,7 +411,7 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 			return r, true
 		}
 	}
-	if !s.bash.ok || len(s.bash.cmds) == 0 {
+	if !s.bash.ok || len(s.bash.cmds) == 0 || s.bash.unknownWhy() != "" {
 		return nil, false
 	}
 	for j := range s.bash.cmds {
@@ -380,7 +422,7 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 		var hit *Rule
 		for i := range rules {
 			r := &rules[i]
-			if r.Effect == Allow && r.matchesTool("bash") && r.matchCommand(c.text()) {
+			if r.Effect == Allow && r.bashKind() && r.matchCommand(c.text()) {
 				hit = r
 				break
 			}
@@ -399,26 +441,35 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 var subcommandTools = map[string]bool{"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
 	"docker": true, "kubectl": true, "make": false, "pip": true, "uv": true, "bun": true, "dotnet": true, "gh": true, "terraform": true}
 
-// suggestRule is the rule an "allow always" answer stores for s.
-func suggestRule(s *subject, root string) string {
+// suggestRules are the rules an "allow always" answer stores for s: for
+// bash, one for each simple command that is not trivial (every one must
+// be allowed for the call to be, see allowed), so that the answer covers
+// the command it was given for; none when a command's name is not a
+// literal word.
+func suggestRules(s *subject, root string) []string {
 	switch {
 	case s.bash != nil:
 		if !s.bash.ok {
-			return ""
+			return nil
 		}
+		var out []string
 		for _, c := range s.bash.cmds {
-			if len(c.words) == 0 || trivial[c.name()] {
+			if len(c.words) == 0 || trivial[c.name()] && len(c.writes) == 0 {
 				continue
 			}
-			if !c.lit[0] {
-				return ""
+			if !c.lit[0] || strings.ContainsAny(c.words[0], "\n()") {
+				return nil
 			}
 			w := c.words[:1]
-			if subcommandTools[c.name()] && len(c.words) > 1 && c.lit[1] && !strings.HasPrefix(c.words[1], "-") {
+			if subcommandTools[c.name()] && len(c.words) > 1 && c.lit[1] && !strings.HasPrefix(c.words[1], "-") && !strings.ContainsAny(c.words[1], "\n()*") {
 				w = c.words[:2]
 			}
-			return "Bash(" + strings.Join(w, " ") + " *)"
+			r := "Bash(" + strings.Join(w, " ") + " *)"
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
 		}
+		return out
 	case s.path != "":
 		name := "Edit"
 		if s.readOnly {
@@ -430,15 +481,17 @@ func suggestRule(s *subject, root string) string {
 		}
 		if rel, err := filepath.Rel(root, dir); err == nil && within(root, dir) {
 			if rel == "." {
-				return name + "(/**)"
+				return []string{name + "(/**)"}
 			}
-			return name + "(/" + filepath.ToSlash(rel) + "/**)"
+			return []string{name + "(/" + filepath.ToSlash(rel) + "/**)"}
 		}
-		return name + "(/" + filepath.ToSlash(dir) + "/**)"
+		return []string{name + "(/" + filepath.ToSlash(dir) + "/**)"}
 	default:
-		return toolRuleName(s.tool)
+		if r := toolRuleName(s.tool); r != "" {
+			return []string{r}
+		}
 	}
-	return ""
+	return nil
 }
 
 // toolRuleName is the rule naming every call of a rein tool.

@@ -29,6 +29,23 @@ type Header struct {
 	// ParentPath is the file the parent session was read from when it was
 	// forked, as a hint for finding it; it may have moved since.
 	ParentPath string `json:"parent_path,omitempty"`
+	// Source says where an imported session came from; nil for a session
+	// rein started itself.
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source is the provenance of a session imported from another
+// harness's recording (see docs/sessions-interop.md).
+type Source struct {
+	// Format names the recording's format: "pi", "claude", "codex",
+	// "opencode" or "rein".
+	Format string `json:"format"`
+	// Version is the format or program version the recording states.
+	Version string `json:"version,omitempty"`
+	// Path is the file it was read from.
+	Path string `json:"path,omitempty"`
+	// ID is the recording's own session id, byte for byte.
+	ID string `json:"id,omitempty"`
 }
 
 // EntryType names the kind of an entry.
@@ -79,7 +96,7 @@ func (t EntryType) Side() bool {
 // payload fields are meaningful:
 //
 //   - message:          Message
-//   - model_change:     Provider, Model
+//   - model_change:     Provider, Model, ContextWindow
 //   - thinking_change:  Thinking
 //   - tools_change:     Tools (the complete list of active tool names)
 //   - compaction:       Summary, FirstKept, TokensBefore, FilesRead, FilesModified
@@ -108,9 +125,12 @@ type Entry struct {
 	// Message is the payload of a message entry.
 	Message *llm.Message `json:"message,omitempty"`
 
-	// Provider and Model are the payload of a model_change entry.
-	Provider string `json:"provider,omitempty"`
-	Model    string `json:"model,omitempty"`
+	// Provider and Model are the payload of a model_change entry, with
+	// the model's context window when known (so that a replay measures
+	// the session at the window it ran in).
+	Provider      string `json:"provider,omitempty"`
+	Model         string `json:"model,omitempty"`
+	ContextWindow int    `json:"context_window,omitempty"`
 
 	// Thinking is the payload of a thinking_change entry.
 	Thinking llm.ThinkingLevel `json:"thinking,omitempty"`

@@ -48,6 +48,10 @@ type runOptions struct {
 	budget    telemetry.Limits
 	frontend  string
 	noRecords bool
+	// claude holds Claude Code's flags; check maps them onto allowRules,
+	// denyRules, permissionMode and tools.
+	claude                claudeFlags
+	allowRules, denyRules []string
 	// keepTools and keepThinking: the flags were not given, so a resumed
 	// session's own settings apply.
 	keepTools, keepThinking bool
@@ -68,6 +72,8 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		IdleTimeout:    o.idleTimeout,
 		Thinking:       llm.ThinkingLevel(o.thinking),
 		Tools:          o.tools,
+		AllowRules:     o.allowRules,
+		DenyRules:      o.denyRules,
 		DisableMCP:     o.disableMCP,
 		PermissionMode: o.permissionMode,
 		Interactive:    o.answerable,
@@ -90,6 +96,9 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 	}
 	if co.Frontend == "" {
 		co.Frontend = "run"
+	}
+	if o.answerable {
+		co.ConfirmTrust = confirmTrust(e)
 	}
 	if sessionPath != "" {
 		if o.keepTools {
