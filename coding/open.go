@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/mcp"
+	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/tool/builtin"
 )
@@ -177,6 +179,11 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if opts.Tools, err = bridge.registry(); err != nil {
 		bridge.close()
 		return nil, err
+	}
+	// A continued session offers the MCP servers and skills the
+	// workspace has now, as well as the tools its log records.
+	opts.AddedTools = func(name string) bool {
+		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName
 	}
 	h, err := harness.New(opts)
 	if err != nil {

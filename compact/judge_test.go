@@ -104,7 +104,10 @@ func TestChunkRetriedAlone(t *testing.T) {
 // time, or times out, falls through to the digest, which keeps the goal,
 // the latest request and the files.
 func TestSummarizerFailuresNeverLoseTheMiddle(t *testing.T) {
-	in := Input{Messages: conversation(10), Latest: "then run go test ./...", Timeout: time.Millisecond, Wait: noWait}
+	msgs := append(conversation(10),
+		llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.ToolCall("cx", "bash", []byte(`{"command":"git log -1"}`))}},
+		llm.ToolResult("cx", "bash", false, llm.Text(strings.Repeat("noise ", 300)+"commit 4c61814aa9 fixed it "+strings.Repeat("noise ", 300))))
+	in := Input{Messages: msgs, Kept: []llm.Message{llm.UserText("revert 4c61814aa9")}, Latest: "then run go test ./...", Wait: noWait}
 	replies := []func(Request) (string, error){
 		func(Request) (string, error) { return "", nil },
 		func(Request) (string, error) { return "@@@ ### 1234 %%% ^^^ &&& 5678", nil },
@@ -117,7 +120,8 @@ func TestSummarizerFailuresNeverLoseTheMiddle(t *testing.T) {
 	for i, r := range replies {
 		chain = append(chain, &fake{name: fmt.Sprintf("s%d", i), reply: r})
 	}
-	chain = append(chain, ctxFake{})
+	// A summariser whose every request runs out of time.
+	chain = append(chain, &fake{name: "slow", reply: func(Request) (string, error) { return "", context.DeadlineExceeded }})
 	res, err := Summarize(context.Background(), chain, in)
 	if err != nil {
 		t.Fatal(err)
@@ -130,7 +134,7 @@ func TestSummarizerFailuresNeverLoseTheMiddle(t *testing.T) {
 			t.Errorf("failures do not say %q: %q", want, res.Failures)
 		}
 	}
-	for _, want := range []string{in.Messages[0].Text(), in.Latest, "src/legacy/fa.go"} {
+	for _, want := range []string{in.Messages[0].Text(), in.Latest, "src/legacy/fa.go", "4c61814aa9"} {
 		if !strings.Contains(res.Summary, want) {
 			t.Errorf("the digest lacks %q", want)
 		}

@@ -209,7 +209,9 @@ func Summarize(ctx context.Context, chain []Summarizer, in Input) (Result, error
 	if len(res.Failures) > 0 {
 		reason = strings.Join(res.Failures, "; ")
 	}
-	res.Summary = finish(Digest(in, reason), &in, nil)
+	d := Digest(in, reason)
+	res.Repaired = Missing(d, ids)
+	res.Summary = finish(d, &in, res.Repaired)
 	res.Model, res.Digest, res.Fallback = "digest", true, true
 	res.SummaryTokens = Tokens(len(res.Summary), 0, cpt)
 	return res, nil

@@ -19,7 +19,12 @@ const envHelper, envPath = "REIN_HARNESS_HELPER", "REIN_HARNESS_PATH"
 // helperMain runs the child side of multi-process tests when this
 // process is such a child (it then exits); otherwise it returns false.
 func helperMain() bool {
-	if os.Getenv(envHelper) != "compact" {
+	switch os.Getenv(envHelper) {
+	case "soak":
+		soakChild()
+		return true
+	case "compact":
+	default:
 		return false
 	}
 	s, err := session.Open(os.Getenv(envPath), session.Options{})

@@ -83,6 +83,7 @@ type Harness struct {
 	// restore holds the recorded active tools while restoring is on.
 	restore    []string
 	restoring  bool
+	added      func(string) bool
 	gone       []string
 	goneLogged []string
 	goneTold   bool
@@ -191,7 +192,7 @@ func New(o Options) (*Harness, error) {
 	}
 	h.recorded = recordedFrom(h.st().Context())
 	if o.ActiveTools == nil && h.recorded.toolsKnown {
-		h.restore, h.restoring, h.goneLogged = h.recorded.tools, true, h.loggedGone()
+		h.restore, h.restoring, h.goneLogged, h.added = h.recorded.tools, true, h.loggedGone(), o.AddedTools
 		if err := h.restoreLocked(&h.cfg, o.Tools); err != nil {
 			return nil, wrap(op, CodeConfig, err)
 		}

@@ -34,10 +34,16 @@ type Options struct {
 	// the context files are read again.
 	Prompt *prompt.Builder
 	// Tools is every tool the harness may offer; ActiveTools narrows it
-	// (tool or toolset names, see tool.Registry.Select); nil means all.
+	// (tool or toolset names, see tool.Registry.Select); nil means all,
+	// or, on a session whose log records active tools, those of them
+	// that Tools holds (see GoneTools).
 	Tools       *tool.Registry
 	ActiveTools []string
-	Thinking    llm.ThinkingLevel
+	// AddedTools reports whether a tool the log of a resumed session does
+	// not record is offered all the same (an MCP server added to the
+	// workspace since); nil offers none. Only used when ActiveTools is nil.
+	AddedTools func(name string) bool
+	Thinking   llm.ThinkingLevel
 	// MaxTokens caps each reply (zero: the model's MaxOutput); Temperature,
 	// when set, is sent with every request the provider allows it on.
 	MaxTokens   int

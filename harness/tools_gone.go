@@ -47,6 +47,13 @@ func (h *Harness) restoreLocked(c *config, tools *tool.Registry) error {
 			gone = append(gone, n)
 		}
 	}
+	if h.added != nil && tools != nil {
+		for _, n := range tools.Names() {
+			if !slices.Contains(h.restore, n) && h.added(n) {
+				keep = append(keep, n)
+			}
+		}
+	}
 	if keep == nil {
 		keep = []string{}
 	}

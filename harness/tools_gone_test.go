@@ -54,12 +54,13 @@ func TestResumeDropsToolsThatAreGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err = New(Options{Provider: p, Model: faux.Model(), Store: s, Tools: registry(t, echoTool(), namedTool("other"))})
+	h, err = New(Options{Provider: p, Model: faux.Model(), Store: s, Tools: registry(t, echoTool(), namedTool("other"), namedTool("mcp__new__x")),
+		AddedTools: func(n string) bool { return strings.HasPrefix(n, "mcp__") }})
 	if err != nil {
 		t.Fatalf("resume failed: %v", err)
 	}
-	if got := h.ActiveTools(); !slices.Equal(got, []string{"echo"}) {
-		t.Fatalf("active tools = %v, want the recorded ones that exist", got)
+	if got := h.ActiveTools(); !slices.Equal(got, []string{"echo", "mcp__new__x"}) {
+		t.Fatalf("active tools = %v, want the recorded ones that exist and the added MCP tool", got)
 	}
 	want := []string{"deploy", "mcp__notes__lookup", "skill"}
 	if got := h.GoneTools(); !slices.Equal(got, want) {
@@ -85,7 +86,7 @@ func TestResumeDropsToolsThatAreGone(t *testing.T) {
 	if !strings.Contains(sys, "no longer exist and are not offered: deploy, mcp__notes__lookup, skill") {
 		t.Fatalf("the model was not told: %q", sys)
 	}
-	if len(seen.Tools) != 1 || seen.Tools[0].Name != "echo" {
+	if len(seen.Tools) != 2 || seen.Tools[0].Name != "echo" {
 		t.Fatalf("tools offered: %+v", seen.Tools)
 	}
 	results := 0
@@ -99,8 +100,8 @@ func TestResumeDropsToolsThatAreGone(t *testing.T) {
 	}
 	s.Close()
 
-	// Again: the model is still told, the entry is not written twice;
-	// the MCP tool comes back late and is active again.
+	// Again: the model is still told; only a newly lost tool is written
+	// again; a tool that comes back late is active only if recorded.
 	s, err = session.Open(path, session.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -110,14 +111,17 @@ func TestResumeDropsToolsThatAreGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := h.GoneTools(); !slices.Equal(got, want) {
+	// mcp__new__x, recorded at the first resume, is gone now too.
+	if got := h.GoneTools(); !slices.Equal(got, []string{"deploy", "mcp__new__x", "mcp__notes__lookup", "skill"}) {
 		t.Fatalf("second resume: gone = %v", got)
 	}
 	if err := h.SetTools(registry(t, echoTool(), namedTool("mcp__notes__lookup")), nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.ActiveTools(); !slices.Equal(got, []string{"echo"}) {
-		// The log recorded echo only since the first resume.
+		// The log recorded echo and mcp__new__x since the first resume;
+		// mcp__new__x is not there now, and mcp__notes__lookup is not
+		// recorded (it is gone) nor added (no AddedTools).
 		t.Fatalf("active after the MCP tool came back = %v", got)
 	}
 	if _, err := h.Prompt(context.Background(), "more"); err != nil {
@@ -129,7 +133,7 @@ func TestResumeDropsToolsThatAreGone(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 {
-		t.Fatalf("%d %s entries, want 1", n, KindToolsGone)
+	if n != 2 {
+		t.Fatalf("%d %s entries, want 2 (one a resume that lost tools)", n, KindToolsGone)
 	}
 }

@@ -256,7 +256,12 @@ type ocIDs struct {
 
 func newOCIDs(sessionID string, created time.Time) *ocIDs {
 	sum := sha256.Sum256([]byte(sessionID))
-	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	const (
+		digits = "0123456789"
+		upper  = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		lower  = "abcdefghijklmnopqrstuvwxyz"
+	)
+	alphabet := digits + upper + lower
 	tail := make([]byte, 14)
 	for i := range tail {
 		tail[i] = alphabet[int(sum[i])%len(alphabet)]

@@ -100,37 +100,54 @@ func TestHugeReplyStopped(t *testing.T) {
 	}
 }
 
-// TestPingsDoNotExtendDeadline: a stream that sends only keep-alive
-// pings ends with a timeout once the overall deadline passes (20 idle
-// timeouts), even though the idle timer never fires.
-func TestPingsDoNotExtendDeadline(t *testing.T) {
+// pingServer starts an Anthropic-style stream that opens a message and
+// then sends, every 10 ms until the client leaves, what next returns.
+// (The overall deadline, which data does not extend, is tested in
+// internal/wire.)
+func pingServer(t *testing.T, next func(i int) string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		fmt.Fprint(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg\",\"role\":\"assistant\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":1}}}\n\n")
 		w.(http.Flusher).Flush()
 		tick := time.NewTicker(10 * time.Millisecond)
 		defer tick.Stop()
-		for {
+		for i := 0; ; i++ {
 			select {
 			case <-r.Context().Done():
 				return
 			case <-tick.C:
-				if _, err := fmt.Fprint(w, "event: ping\ndata: {\"type\": \"ping\"}\n\n"); err != nil {
+				if _, err := fmt.Fprint(w, next(i)); err != nil {
 					return
 				}
 				w.(http.Flusher).Flush()
 			}
 		}
 	}))
-	defer srv.Close()
-	p := anthropic.New(anthropic.Options{BaseURL: srv.URL, IdleTimeout: 150 * time.Millisecond})
-	start := time.Now()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestPingsDoNotHoldTheStream: a stream that sends only keep-alives —
+// ping events and SSE comments — stalls after one idle timeout, with a
+// reason that says so, however often the pings come. (Before, each ping
+// reset the idle timer and the stream ran to its overall deadline: 30
+// minutes by default.)
+func TestPingsDoNotHoldTheStream(t *testing.T) {
+	srv := pingServer(t, func(i int) string {
+		if i%2 == 0 {
+			return "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+		}
+		return ": keep-alive\n\n"
+	})
+	p := anthropic.New(anthropic.Options{BaseURL: srv.URL, IdleTimeout: 300 * time.Millisecond})
 	_, err := drain(t, p, &llm.Request{Model: llm.Model{ID: "m", Provider: "anthropic", API: llm.APIAnthropicMessages}, Messages: []llm.Message{llm.UserText("hi")}})
 	var le *llm.Error
-	if !errors.As(err, &le) || le.Code != llm.CodeTimeout || !strings.Contains(le.Error(), "overall deadline") {
-		t.Fatalf("err = %v, want a timeout at the overall deadline", err)
+	if !errors.As(err, &le) || le.Code != llm.CodeTimeout || !strings.Contains(le.Error(), "stalled") || !strings.Contains(le.Error(), "keep-alive") {
+		t.Fatalf("err = %v, want a timeout that says the stream stalled with only keep-alives", err)
 	}
-	t.Logf("ended after %s", time.Since(start))
+	if anthropic.DefaultIdleTimeout != time.Minute {
+		t.Errorf("default idle timeout %s, want a minute", anthropic.DefaultIdleTimeout)
+	}
 }
 
 // TestDefaultReplyBound: with no bound set, the default applies.

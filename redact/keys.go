@@ -15,8 +15,9 @@ import (
 //   - a whole line of 45 to 100 base64 characters mixing upper case,
 //     lower case and digits: a PEM or OpenSSH body line (64 or 70
 //     characters, or the last, shorter one), whatever surrounds it;
-//   - a run of 40 or more that starts as DER (MII…), an OpenSSH private
-//     key (b3BlbnNzaC1rZXktdjE…) or base64 of a PEM header (LS0tLS1CRUdJTi…);
+//   - a run of 40 or more that starts as DER (MII…, MIG…, MHc…, MC4…), an
+//     OpenSSH private key (b3BlbnNzaC1rZXktdjE…) or base64 of a PEM header
+//     (LS0tLS1CRUdJTi…);
 //   - a run of 32 or more assigned to a key-like name on the same line
 //     (PRIVATE_KEY=…, "secret": "…", PrivateKey = …);
 //   - a shorter whole line next to one of the above, or next to a BEGIN
@@ -122,7 +123,7 @@ func isKeyRun(s string, i, j, k, lastMasked int, armour bool) bool {
 		return false
 	}
 	run := s[i:j]
-	if n >= derMin && (strings.HasPrefix(run, "MII") || strings.HasPrefix(run, "b3BlbnNzaC1rZXktdjE") || strings.HasPrefix(run, "LS0tLS1CRUdJTi")) {
+	if n >= derMin && hasKeyPrefix(run) {
 		return true
 	}
 	if n >= assignedMin && assigned(s, i) && classes(run) >= 2 {
@@ -140,6 +141,20 @@ func isKeyRun(s string, i, j, k, lastMasked int, armour bool) bool {
 		return false
 	}
 	return classes(run) >= 2
+}
+
+// keyPrefixes start base64 key material: DER sequences of every length
+// class (MII…, MIG…, and the short PKCS#8 forms of EC and Ed25519 keys),
+// an OpenSSH private key, base64 of a PEM header.
+var keyPrefixes = []string{"MII", "MIG", "MHc", "MC4", "b3BlbnNzaC1rZXktdjE", "LS0tLS1CRUdJTi"}
+
+func hasKeyPrefix(run string) bool {
+	for _, p := range keyPrefixes {
+		if strings.HasPrefix(run, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func classes(run string) int {
@@ -199,6 +214,8 @@ func pathLike(run string) bool {
 		}
 		if (letters == len(p) && caps <= 1) || digits == len(p) {
 			words++
+		} else if len(p) > 12 {
+			return false // a long random part: base64, not a path
 		}
 	}
 	return words*2 >= n

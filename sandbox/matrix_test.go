@@ -143,39 +143,45 @@ var attempts = []attempt{
 		}},
 }
 
-var dialerOnce = sync.OnceValues(func() (string, error) {
-	// Outside /tmp, which the sandbox replaces, and readable by everyone.
+// copyDialer copies the test binary, the matrix's socket client, outside
+// /tmp (which the sandbox replaces), readable by everyone; it is removed
+// when the test ends.
+func copyDialer(t *testing.T) string {
+	t.Helper()
 	dir, err := os.MkdirTemp("/var/tmp", "rein-matrix-bin-")
 	if err != nil {
-		return "", err
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
 	if err := os.Chmod(dir, 0o755); err != nil {
-		return "", err
+		t.Fatal(err)
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "", err
+		t.Fatal(err)
 	}
 	src, err := os.Open(exe)
 	if err != nil {
-		return "", err
+		t.Fatal(err)
 	}
 	defer src.Close()
 	dst := filepath.Join(dir, "dial")
 	f, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY, 0o755)
 	if err != nil {
-		return "", err
+		t.Fatal(err)
 	}
 	if _, err := io.Copy(f, src); err != nil {
-		f.Close()
-		return "", err
+		t.Fatal(err)
 	}
-	return dst, f.Close()
-})
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
 
-func newMatrixEnv(t *testing.T, n int) *matrixEnv {
+func newMatrixEnv(t *testing.T, n int, dialer string) *matrixEnv {
 	t.Helper()
-	e := &matrixEnv{ws: t.TempDir(), id: fmt.Sprintf("%d-%d", os.Getpid(), n)}
+	e := &matrixEnv{ws: t.TempDir(), id: fmt.Sprintf("%d-%d", os.Getpid(), n), dialer: dialer}
 	for _, d := range []string{".git/hooks", ".rein", ".claude"} {
 		if err := os.MkdirAll(filepath.Join(e.ws, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -229,9 +235,6 @@ func newMatrixEnv(t *testing.T, n int) *matrixEnv {
 		}
 	}()
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	if e.dialer, err = dialerOnce(); err != nil {
-		t.Fatal(err)
-	}
 	return e
 }
 
@@ -264,11 +267,12 @@ func runAttempt(t *testing.T, e *matrixEnv, a attempt, b Backend) string {
 func TestConfinementMatrix(t *testing.T) {
 	bs := backends(t)
 	t.Logf("running as uid %d", os.Getuid())
+	dialer := copyDialer(t)
 	for i, a := range attempts {
 		if a.harmful {
 			continue
 		}
-		e := newMatrixEnv(t, 1000+i)
+		e := newMatrixEnv(t, 1000+i, dialer)
 		if out := runAttempt(t, e, a, None); !a.escaped(e, out) {
 			t.Errorf("control: %q did not get out when unconfined, so the check cannot see an escape: %q", a.name, out)
 		}
@@ -277,7 +281,7 @@ func TestConfinementMatrix(t *testing.T) {
 	for _, b := range bs {
 		var n tally
 		for i, a := range attempts {
-			e := newMatrixEnv(t, i)
+			e := newMatrixEnv(t, i, dialer)
 			out := runAttempt(t, e, a, b)
 			if !a.escaped(e, out) {
 				t.Logf("%-8s %-42s held", b, a.name)

@@ -16,7 +16,7 @@ func addPeerFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringVar(&o.systemPrompt, "system-prompt", "", "replace rein's system prompt with this text (@FILE reads it from a file)")
 	f.StringVar(&o.appendSystem, "append-system-prompt", "", "append this text to the system prompt (@FILE reads it from a file)")
 	f.DurationVar(&o.requestTimeout, "request-timeout", 0, "give up on one model call after this long, retries included (e.g. 2m; 0 = no limit)")
-	f.DurationVar(&o.idleTimeout, "idle-timeout", 0, "fail a model stream that sends nothing for this long; it is then retried (default 90s, or the provider's idle_timeout)")
+	f.DurationVar(&o.idleTimeout, "idle-timeout", 0, "fail a model stream that sends nothing for this long; it is then retried (default 60s; keep-alive pings do not count as data; or the provider's idle_timeout)")
 }
 
 // addSessionFlags adds -c/--continue and --resume to a command that

@@ -152,8 +152,9 @@ func Redact(s string, secrets ...string) string {
 }
 
 // ErrIdle is the cause of a stream that stalled longer than its idle
-// timeout.
-var ErrIdle = errors.New("stream stalled: no data received within the idle timeout")
+// timeout: nothing arrived, or only keep-alives (SSE comments, ping
+// events), which do not count as data.
+var ErrIdle = errors.New("stream stalled: no data (keep-alive pings aside) received within the idle timeout")
 
 // ErrDeadline is the cause of a stream that went on longer than its
 // overall deadline, however steadily data (keep-alive pings included)
@@ -161,8 +162,13 @@ var ErrIdle = errors.New("stream stalled: no data received within the idle timeo
 var ErrDeadline = errors.New("stream too long: the reply did not finish within the overall deadline")
 
 // TotalFactor is how many idle timeouts make the overall deadline that
-// IdleTimeout also applies: 90 s idle gives 30 minutes.
-const TotalFactor = 20
+// IdleTimeout also applies: 60 s idle gives 30 minutes.
+const TotalFactor = 30
+
+// DefaultIdle is the idle timeout the provider clients use when none is
+// configured: a stream that sends nothing but keep-alives for a minute
+// fails then, with the reason, instead of holding the run.
+const DefaultIdle = 60 * time.Second
 
 // IdleTimeout is StreamTimeout with an overall deadline of TotalFactor
 // times d. d <= 0 returns body unchanged. The returned body must be
@@ -177,9 +183,12 @@ func IdleTimeout(body io.ReadCloser, d time.Duration) io.ReadCloser {
 // StreamTimeout wraps a response body so that a read waiting longer than
 // idle for data fails with ErrIdle, and any read after total has passed
 // since the call fails with ErrDeadline; either closes the body,
-// unblocking the read. Data resets only the idle timer, so keep-alive
-// pings cannot extend the overall deadline. A zero or negative duration
-// disables its guard. The returned body must be closed.
+// unblocking the read. Data resets only the idle timer, and keep-alives
+// do not count as data: a line that is blank, an SSE comment (": ping"),
+// "event: ping" or a ping event's data line leaves the idle timer
+// running, so a server that only pings fails after idle. A zero or
+// negative duration disables its guard. The returned body must be
+// closed.
 func StreamTimeout(body io.ReadCloser, idle, total time.Duration) io.ReadCloser {
 	if idle <= 0 && total <= 0 {
 		return body
@@ -203,6 +212,7 @@ type idleBody struct {
 	mu       sync.Mutex
 	idle     bool
 	late     bool
+	lines    lineWatch
 }
 
 func (b *idleBody) expire(flag *bool) {
@@ -223,7 +233,7 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if idle {
 		return n, fmt.Errorf("%w (%s)", ErrIdle, b.d)
 	}
-	if n > 0 && b.timer != nil {
+	if n > 0 && b.timer != nil && b.lines.progress(p[:n]) {
 		b.timer.Reset(b.d)
 	}
 	return n, err

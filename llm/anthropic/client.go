@@ -20,7 +20,7 @@ import (
 const DefaultBaseURL = "https://api.anthropic.com"
 
 // DefaultIdleTimeout is how long a stream may stay silent before it fails.
-const DefaultIdleTimeout = 90 * time.Second
+const DefaultIdleTimeout = wire.DefaultIdle
 
 // Version is the anthropic-version header rein sends.
 const Version = "2023-06-01"

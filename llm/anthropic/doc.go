@@ -16,7 +16,7 @@
 //     (content-type, accept: text/event-stream, anthropic-version
 //     2023-06-01), so anthropic-beta and the like can be set there.
 //   - IdleTimeout: a reply that sends no bytes for this long, headers
-//     included, fails with code timeout (default 90s; negative disables).
+//     included, fails with code timeout (default 60s; pings do not count as data; negative disables).
 //
 // # Requests
 //

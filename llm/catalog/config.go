@@ -99,7 +99,7 @@ type ProviderConfig struct {
 	DefaultModel string `json:"default_model,omitempty"`
 	// IdleTimeout is how long a stream may send nothing (the wait for the
 	// reply's first bytes included) before it fails with a timeout, which
-	// is retried; zero means the wire clients' default (90s). Raise it for
+	// is retried; zero means the wire clients' default (60s; keep-alive pings do not count as data). Raise it for
 	// slow local servers that read a long prompt before answering.
 	IdleTimeout Duration `json:"idle_timeout,omitempty"`
 	// ToolCalls is the tool_calls setting of the provider's models that

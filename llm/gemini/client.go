@@ -21,7 +21,7 @@ const DefaultBaseURL = "https://generativelanguage.googleapis.com/v1beta"
 
 // DefaultIdleTimeout is how long a stream may go without data before it
 // fails with a timeout error.
-const DefaultIdleTimeout = 90 * time.Second
+const DefaultIdleTimeout = wire.DefaultIdle
 
 // Options configure a Client. The zero value talks to DefaultBaseURL with
 // http.DefaultClient and no credential.

@@ -12,7 +12,7 @@
 //   - Headers: sent with every request; Model.Headers and the request's
 //     Options.Headers are added over them, in that order.
 //   - IdleTimeout: a stream that sends nothing for this long fails with a
-//     timeout error; zero means 90 seconds, negative disables it.
+//     timeout error; zero means 60 seconds (keep-alives do not count as data), negative disables it.
 //
 // # Thinking
 //

@@ -27,7 +27,7 @@
 //   - Headers: added to every request, then Model.Headers, then the
 //     request's Options.Headers (later ones win).
 //   - IdleTimeout: a stream that receives nothing for this long (response
-//     headers included) fails with code timeout; 90s by default, negative
+//     headers included) fails with code timeout; 60s by default (keep-alives do not count as data), negative
 //     to disable.
 //   - Compat: how the server departs from api.openai.com; the zero value
 //     picks CompatFor(base URL) per request.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/internal/wire"
 )
 
 // DefaultBaseURL is where requests go when neither Options.BaseURL nor the
@@ -18,7 +19,7 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 
 // DefaultIdleTimeout is how long a stream may go without data before it
 // fails with code timeout, when Options.IdleTimeout is zero.
-const DefaultIdleTimeout = 90 * time.Second
+const DefaultIdleTimeout = wire.DefaultIdle
 
 // Options configure a client. The zero value talks to api.openai.com with
 // no credentials.
