@@ -10,6 +10,7 @@ import (
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 )
 
@@ -36,7 +37,9 @@ type Agent struct {
 	mu     sync.Mutex
 	sess   *session.Session // nil without a log; replaced by Fork
 	closed bool
-	runs   sync.WaitGroup // Submit calls and background hook runs
+	// lastRun is the record of the latest prompt.
+	lastRun telemetry.Record
+	runs    sync.WaitGroup // Submit calls and background hook runs
 }
 
 func newAgent(s *setup, h *harness.Harness, sess *session.Session, found *prompt.Found, ps *perms, jobs *builtin.Jobs, bridge *mcpTools) *Agent {
@@ -124,6 +127,9 @@ func (a *Agent) Close() error {
 		a.s.o.warnf("stopped background job %d (pid %d): %s", j.ID, j.PID, j.Command)
 	}
 	a.bridge.close()
+	if a.s.stopTraces != nil {
+		_ = a.s.stopTraces(context.Background())
+	}
 	if s := a.Session(); s != nil {
 		return s.Close()
 	}

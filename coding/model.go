@@ -90,7 +90,7 @@ func (s *setup) resolveModel(ref string) (llm.Model, llm.Provider, error) {
 	for _, n := range built.Notes {
 		s.o.Warn("note: " + n)
 	}
-	return built.Model, withRequestTimeout(built.Provider, s.o.RequestTimeout), nil
+	return built.Model, s.observe(withRequestTimeout(built.Provider, s.o.RequestTimeout)), nil
 }
 
 // failoverOptions report retries to OnRetry. Cooldowns are kept apart for

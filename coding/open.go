@@ -110,7 +110,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 			return nil, err
 		}
 	} else {
-		provider = withRequestTimeout(provider, o.RequestTimeout)
+		provider = s.observe(withRequestTimeout(provider, o.RequestTimeout))
 	}
 	var mcpCfg *mcp.Config
 	if !s.noTools() {
@@ -145,6 +145,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if err := s.applyContext(&opts); err != nil {
 		return nil, err
 	}
+	s.observeSummarizers(&opts)
 	ps.apply(s, &opts)
 
 	// Start: the session log, the MCP servers, the harness.

@@ -7,6 +7,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/trust"
 )
 
@@ -111,6 +112,24 @@ type Options struct {
 	Redactor *redact.Redactor
 	// Version is the version MCP servers are told; "" means "dev".
 	Version string
+
+	// Budget limits what each prompt may spend; a limit left zero takes
+	// the workspace's telemetry.json default (none when it has none). A
+	// prompt over budget ends with a *telemetry.BudgetError (see
+	// docs/observability.md).
+	Budget telemetry.Limits
+	// Frontend names the program in run records (run, chat, tui, demo,
+	// acp, http); "" means sdk. NoRunRecords writes no record to
+	// .rein/runs (the session still gets its run entries).
+	Frontend     string
+	NoRunRecords bool
+	// Tracer, when set, receives the spans of every prompt. Otherwise
+	// Tracing, when set, starts one if the OTEL_* variables or the
+	// workspace's telemetry.json ask for traces (telemetry.TracesWanted):
+	// pass otel.Setup from package telemetry/otel. A setup that fails is
+	// one warning, and the agent runs without traces. Close flushes it.
+	Tracer  telemetry.Tracer
+	Tracing telemetry.TraceSetup
 }
 
 // defaults fills in the functions Open needs.

@@ -1,9 +1,11 @@
 package coding
 
 import (
+	"context"
 	"strings"
 
 	"github.com/reinhq/rein/llm/catalog"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
 )
@@ -19,6 +21,10 @@ type setup struct {
 	// (never nil after newSetup).
 	cfg    *catalog.Config
 	secret map[string]bool
+	// tel observes every prompt: records, budget, traces; stopTraces
+	// flushes the tracer Tracing started.
+	tel        *telemetry.Telemetry
+	stopTraces func(context.Context) error
 	// trust says which of the workspace's own files may act.
 	trust *trust.Status
 }
@@ -52,6 +58,9 @@ func newSetup(o Options) (*setup, error) {
 	}
 	s.cfg = cfg
 	s.secret = secretEnvNames(cfg)
+	if err := s.newTelemetry(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

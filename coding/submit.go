@@ -9,6 +9,7 @@ import (
 	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/prompt"
+	"github.com/reinhq/rein/telemetry"
 )
 
 // BlockedError is returned by Submit when a UserPromptSubmit hook blocked
@@ -61,7 +62,13 @@ func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) 
 			_ = a.h.NextTurn(v.Context)
 		}
 	}
-	return a.h.Prompt(ctx, text, images...)
+	ctx, run := a.s.tel.Begin(ctx, a.h, telemetry.Info{})
+	res, err := a.h.Prompt(ctx, text, images...)
+	rec := run.End(res, err)
+	a.mu.Lock()
+	a.lastRun = rec
+	a.mu.Unlock()
+	return res, err
 }
 
 // Expand returns the text of the prompt template text invokes ("/name

@@ -63,6 +63,8 @@ func (a *Agent) Tree() ([]TreeEntry, string, error) {
 			te.Text = en.Summary
 		case en.Model != "":
 			te.Text = en.Provider + "/" + en.Model
+		case en.Type == session.TypeCustom:
+			te.Text = en.Kind
 		}
 		out = append(out, te)
 	}

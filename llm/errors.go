@@ -25,6 +25,9 @@ const (
 	CodeServerError     ErrorCode = "server_error"
 	CodeAborted         ErrorCode = "aborted"
 	CodeUnknown         ErrorCode = "unknown"
+	// CodeBudget: a spending limit of the caller stopped the request
+	// before it was sent (see package telemetry). Not transient.
+	CodeBudget ErrorCode = "budget_exhausted"
 )
 
 // Transient reports whether a failure with this code may succeed if the

@@ -51,7 +51,7 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 	provider.IDPrefix = "call_"
 	a, err := coding.Open(ctx, coding.Options{
 		Workdir: dir, Provider: provider, ModelInfo: faux.Model(), NoSession: true, MaxTurns: -1,
-		Getenv: e.getenv, Warn: e.warn, Redactor: redactor(), Version: version,
+		Getenv: e.getenv, Warn: e.warn, Redactor: redactor(), Version: version, Frontend: "demo",
 	})
 	if err != nil {
 		return err

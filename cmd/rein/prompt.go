@@ -139,6 +139,7 @@ to that model's API for PROMPT (nothing is sent).`,
 // for text; nothing is sent.
 func wireRequest(ctx context.Context, e *env, o *runOptions, text string) ([]byte, error) {
 	co, err := o.options(e, "", true)
+	co.NoRunRecords = true
 	if err != nil {
 		return nil, err
 	}

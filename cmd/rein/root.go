@@ -85,6 +85,7 @@ func startChat(cmd *cobra.Command, e *env, o *runOptions) error {
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = true
+	o.frontend = chatFrontend(e, o)
 	a, err := newAgent(cmd.Context(), e, o, "", o.noSession)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -95,10 +96,19 @@ func startChat(cmd *cobra.Command, e *env, o *runOptions) error {
 
 // converse runs the interactive session on a ready agent.
 func converse(ctx context.Context, e *env, o *runOptions, a *coding.Agent) error {
-	if e.tty && !o.plain && e.getenv("TERM") != "dumb" && e.getenv("TERM") != "" {
+	if chatFrontend(e, o) == "tui" {
 		return runTUI(ctx, e, a)
 	}
 	return chat(ctx, e, a)
+}
+
+// chatFrontend is what converse runs: the terminal UI (tui) or the line
+// chat (chat).
+func chatFrontend(e *env, o *runOptions) string {
+	if e.tty && !o.plain && e.getenv("TERM") != "dumb" && e.getenv("TERM") != "" {
+		return "tui"
+	}
+	return "chat"
 }
 
 // openSessionAgent opens the session ref and its agent with the
@@ -155,6 +165,9 @@ func resumeSession(cmd *cobra.Command, e *env, o *runOptions, ref string, prompt
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = prompt == nil || (o.output == "" || o.output == "text") && isTerminalIn(e)
+	if prompt == nil {
+		o.frontend = chatFrontend(e, o)
+	}
 	a, err := openSessionAgent(cmd, e, o, ref)
 	if err != nil {
 		return err

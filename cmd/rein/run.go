@@ -29,6 +29,9 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringVar(&o.permissionMode, "permission-mode", "", "what runs without asking: ask, auto_read, auto_edit, auto_all or plan (default: the settings' defaultMode, else auto_read on a terminal and auto_all without one; see docs/permissions.md)")
 	f.StringSliceVar(&o.disableMCP, "disable-mcp", nil, "MCP servers not to start, by name, comma-separated (all: none of them)")
 	f.BoolVar(&o.strict, "strict", false, "end the run only when the model calls work_complete (reminding it a bounded number of times), not at its first final answer")
+	f.Float64Var(&o.budget.Cost, "max-cost", 0, "stop a run before it spends more than this many US dollars (0 = .rein/telemetry.json's default, else none); exit status 3")
+	f.IntVar(&o.budget.InputTokens, "max-input-tokens", 0, "stop a run before its prompts, cached tokens included, pass this many tokens (0 = the config's default, else none)")
+	f.IntVar(&o.budget.OutputTokens, "max-output-tokens", 0, "stop a run once its replies reach this many tokens (0 = the config's default, else none)")
 	addPeerFlags(cmd, o)
 	addClaudeFlags(cmd, o)
 }
@@ -223,7 +226,9 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	}
 	if err != nil && p.shownError != "" && strings.Contains(err.Error(), p.shownError) {
 		// The failed reply was printed with its message; say no more.
-		return &exitError{code: 1}
+		var ee *exitError
+		errors.As(stopError(res, err), &ee)
+		return &exitError{code: ee.code}
 	}
 	return stopError(res, err)
 }
@@ -256,10 +261,16 @@ func runResult(res harness.Result, err error) result {
 	return r
 }
 
+// exitBudget is the exit status of a run a budget stopped.
+const exitBudget = 3
+
 // stopError maps how a run ended to the command's exit status: 0 for a
-// final answer, 130 for an abort, 1 for anything else.
+// final answer, 3 for a run a budget stopped, 130 for an abort, 1 for
+// anything else.
 func stopError(res harness.Result, err error) error {
 	switch {
+	case llm.CodeOf(err) == llm.CodeBudget:
+		return &exitError{code: exitBudget, err: err}
 	case err != nil:
 		return &exitError{code: 1, err: err}
 	case res.Stop == agent.StopCompleted:

@@ -9,6 +9,8 @@ import (
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/otel"
 )
 
 // runOptions are the flags shared by the commands that run the agent.
@@ -40,6 +42,12 @@ type runOptions struct {
 
 	// disableMCP names MCP servers not to start ("all": none).
 	disableMCP []string
+	// budget is --max-cost, --max-input-tokens and --max-output-tokens;
+	// frontend names the command in run records ("" is run); noRecords
+	// keeps runs out of .rein/runs.
+	budget    telemetry.Limits
+	frontend  string
+	noRecords bool
 	// claude holds Claude Code's flags; check maps them onto allowRules,
 	// denyRules, permissionMode and tools.
 	claude                claudeFlags
@@ -81,6 +89,13 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		OnRetry:        e.failoverEvent,
 		Redactor:       redactor(),
 		Version:        version,
+		Budget:         o.budget,
+		Frontend:       o.frontend,
+		NoRunRecords:   o.noRecords,
+		Tracing:        otel.Setup,
+	}
+	if co.Frontend == "" {
+		co.Frontend = "run"
 	}
 	if o.answerable {
 		co.ConfirmTrust = confirmTrust(e)

@@ -142,7 +142,8 @@ func TestTUIInTmuxWithFauxModel(t *testing.T) {
 	s.text("/tree")
 	s.keys("Enter")
 	scr = s.wait("Session tree")
-	if !strings.Contains(scr, "◆ assistant: Edited.") {
+	// The run's record is the last entry, after the reply.
+	if !strings.Contains(scr, "• assistant: Edited.") || !strings.Contains(scr, "◆ custom: run") {
 		t.Errorf("tree:\n%s", scr)
 	}
 	s.keys("Escape")

@@ -41,6 +41,9 @@ const (
 func (r *run) emit(e Event) {
 	e.Message = redact(e.Message, r.keys)
 	r.p.opts.OnEvent(e)
+	if fn := observerOf(r.ctx); fn != nil {
+		fn(e)
+	}
 }
 
 func (r *run) run() {
@@ -129,7 +132,11 @@ func (r *run) tryStep(s step, moreProfiles bool) action {
 		}
 		req.Options.APIKey = key
 	}
+	observe := observerOf(r.ctx)
 	for n := 1; ; n++ {
+		if observe != nil {
+			observe(Event{Kind: EventAttempt, Provider: s.model.Provider, Model: s.model.ID, Profile: s.profile.ID, Attempt: n})
+		}
 		res := r.attempt(r.p.targets[s.target].Provider, &req)
 		code := llm.CodeOf(res.err)
 		if res.stopped || (res.committed && res.err == nil) {

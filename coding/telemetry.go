@@ -1,0 +1,73 @@
+package coding
+
+import (
+	"context"
+
+	"github.com/reinhq/rein/compact"
+	"github.com/reinhq/rein/harness"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/telemetry"
+)
+
+// newTelemetry builds the run observer of the agent: records in the
+// workspace's .rein/runs (unless NoRunRecords), the budget of the
+// workspace's telemetry.json with the options' limits over it, budget
+// warnings to Warn, and the options' tracer.
+func (s *setup) newTelemetry() error {
+	cfg, err := telemetry.LoadConfig(s.ws.Root, s.o.Getenv)
+	if err != nil {
+		return &ConfigError{File: telemetry.ConfigFile(s.ws.Root), Err: err}
+	}
+	limits := cfg.Budget.Limits().Override(s.o.Budget)
+	if err := limits.Validate(); err != nil {
+		return err
+	}
+	to := telemetry.Options{Frontend: s.o.Frontend, Workdir: s.ws.Root, Limits: limits, Tracer: s.o.Tracer,
+		OnWarning: func(w telemetry.Warning) { s.o.Warn("warning: " + w.String()) }}
+	if to.Tracer == nil && s.o.Tracing != nil && telemetry.TracesWanted(s.o.Getenv, cfg.OTel) {
+		tr, stop, err := s.o.Tracing(context.Background(), telemetry.TraceSettings{Config: cfg.OTel, Getenv: s.o.Getenv,
+			Redact: s.o.Redactor.String, Warn: s.o.Warn, Version: s.o.Version})
+		if err != nil {
+			s.o.Warn("warning: traces are off: " + err.Error())
+		} else {
+			to.Tracer, s.stopTraces = tr, stop
+		}
+	}
+	if to.Frontend == "" {
+		to.Frontend = "sdk"
+	}
+	if !s.o.NoRunRecords {
+		to.Store = telemetry.NewStore(telemetry.DefaultDir(s.ws.Root))
+		to.Store.Redact = s.o.Redactor.Bytes
+	}
+	s.tel = telemetry.New(to)
+	return nil
+}
+
+// observe wraps a model provider so that its requests are checked
+// against the running prompt's budget, charged to it and traced.
+func (s *setup) observe(p llm.Provider) llm.Provider {
+	if p == nil || s.tel == nil {
+		return p
+	}
+	return s.tel.Provider(p)
+}
+
+// observeSummarizers wraps the providers of the compaction models, so
+// that summaries count against the budget too.
+func (s *setup) observeSummarizers(opts *harness.Options) {
+	for i, sum := range opts.Summarizers {
+		if m, ok := sum.(compact.Model); ok {
+			m.Provider = s.observe(m.Provider)
+			opts.Summarizers[i] = m
+		}
+	}
+}
+
+// LastRun is the record of the agent's latest prompt (the zero Record
+// before the first).
+func (a *Agent) LastRun() telemetry.Record {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.lastRun
+}

@@ -1,0 +1,150 @@
+package telemetry
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+)
+
+// DefaultDir is the run store of a workspace.
+func DefaultDir(workspace string) string { return filepath.Join(workspace, ".rein", "runs") }
+
+// Store keeps run records as JSON lines in one file per month
+// (runs-2006-01.jsonl) under a directory. A run has two lines: the one
+// written when it begins (outcome interrupted) and the final one; a
+// reader keeps the last line of each id. Appends from several processes
+// are safe: each record is one write to a file opened for appending.
+type Store struct {
+	dir string
+	// Redact, when set, masks secrets in each line before it is written
+	// (an error message in Detail may quote one).
+	Redact func([]byte) []byte
+}
+
+// NewStore returns a store in dir; the directory is made on first write.
+func NewStore(dir string) *Store { return &Store{dir: dir} }
+
+// Dir returns the store's directory.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) file(t time.Time) string {
+	return filepath.Join(s.dir, "runs-"+t.UTC().Format("2006-01")+".jsonl")
+}
+
+// Append writes rec as one line of the file of its start month.
+func (s *Store) Append(rec *Record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	if s.Redact != nil {
+		b = s.Redact(b)
+	}
+	b = append(b, '\n')
+	if err := os.MkdirAll(s.dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.file(rec.Start), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// Problem is a line a reader skipped.
+type Problem struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s:%d: %v", p.File, p.Line, p.Err) }
+
+// Read returns the records of runs that began at or after since (zero:
+// all), oldest first, one per run id (its last line), and the lines it
+// skipped as unreadable. A missing directory holds no records.
+func (s *Store) Read(since time.Time) ([]Record, []Problem, error) {
+	files, err := filepath.Glob(filepath.Join(s.dir, "runs-*.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	slices.Sort(files)
+	var recs []Record
+	var probs []Problem
+	index := map[string]int{}
+	for _, name := range files {
+		if !since.IsZero() {
+			month := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(name), "runs-"), ".jsonl")
+			if end, err := time.Parse("2006-01", month); err == nil && end.AddDate(0, 1, 0).Before(since) {
+				continue
+			}
+		}
+		recs, probs, err = readFile(name, since, recs, probs, index)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	slices.SortStableFunc(recs, func(a, b Record) int { return a.Start.Compare(b.Start) })
+	return recs, probs, nil
+}
+
+func readFile(name string, since time.Time, recs []Record, probs []Problem, index map[string]int) ([]Record, []Problem, error) {
+	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return recs, probs, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var rec Record
+		if err := jsonv2.Unmarshal(line, &rec); err != nil {
+			probs = append(probs, Problem{File: name, Line: n, Err: err})
+			continue
+		}
+		if rec.ID == "" {
+			probs = append(probs, Problem{File: name, Line: n, Err: errors.New("a record without an id")})
+			continue
+		}
+		if rec.Version > RecordVersion {
+			probs = append(probs, Problem{File: name, Line: n, Err: fmt.Errorf("record version %d is newer than this rein reads (%d)", rec.Version, RecordVersion)})
+			continue
+		}
+		if !since.IsZero() && rec.Start.Before(since) {
+			continue
+		}
+		if i, ok := index[rec.ID]; ok {
+			recs[i] = rec
+			continue
+		}
+		index[rec.ID] = len(recs)
+		recs = append(recs, rec)
+	}
+	if err := sc.Err(); err != nil {
+		probs = append(probs, Problem{File: name, Line: n + 1, Err: err})
+	}
+	return recs, probs, nil
+}
