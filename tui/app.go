@@ -393,7 +393,11 @@ func (a *App) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
 		return a.runCommand(text)
 	}
-	text = strings.TrimPrefix(text, "/")
+	return a.send(strings.TrimPrefix(text, "/"))
+}
+
+// send starts a prompt with text, or steers the running one with it.
+func (a *App) send(text string) tea.Cmd {
 	if a.busy {
 		if err := a.b.Steer(text); err != nil {
 			a.tr.Error(err.Error())

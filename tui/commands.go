@@ -19,6 +19,10 @@ type Command struct {
 	Help string
 	// Idle commands are refused while the agent works.
 	Idle bool
+	// Send commands are prompts (prompt templates): the whole line goes
+	// to the backend as a prompt, or steers the agent while it works;
+	// the backend expands it.
+	Send bool
 	Run  func(ctx context.Context, args string) (string, error)
 	UI   func(a *App, args string) tea.Cmd
 }
@@ -104,6 +108,9 @@ func (a *App) runCommand(line string) tea.Cmd {
 		return nil
 	}
 	args = strings.TrimSpace(args)
+	if c.Send {
+		return a.send(strings.TrimSpace(line))
+	}
 	if c.UI != nil {
 		return c.UI(a, args)
 	}

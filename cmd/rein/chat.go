@@ -3,14 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"sync/atomic"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/permission"
 	"github.com/spf13/cobra"
 )
 
@@ -27,13 +28,12 @@ a task. While it works, whatever you type steers it: the message is delivered
 at its next step. Ctrl-C stops the current turn; Ctrl-C when idle, Ctrl-D or
 /exit quits.
 
-Commands:
-  /followup TEXT   queue TEXT for when the agent would otherwise stop
-  /compact [FOCUS] summarise the older part of the conversation now
+Commands (/help lists them all; the terminal UI has the same ones):
+  /model [MODEL]   show or switch the model       /tools [NAMES]  the active tools
+  /mode [MODE]     the permission mode (plan, ask, auto_read, auto_edit, auto_all)
+  /thinking, /compact [FOCUS], /followup TEXT, /status, /session, /sessions,
+  /tree [ID], /fork [ID], /label TEXT
   /NAME ARGS       send the prompt template NAME (rein prompts lists them)
-  /mode [MODE]     show or set the permission mode (plan, ask, auto_read, auto_edit, auto_all)
-  /session         show the session log's path
-  /help            this list
   /exit            quit
 
 The session is written under .rein/sessions/; continue it later with
@@ -61,30 +61,29 @@ rein sessions resume.`,
 }
 
 // chat runs the interactive loop until stdin ends, /exit, or ctx ends.
-func chat(ctx context.Context, e *env, a *agentSetup) error {
-	h := a.harness
-	baseURL := h.Model().BaseURL
+func chat(ctx context.Context, e *env, a *coding.Agent) error {
+	baseURL := a.Harness().Model().BaseURL
 	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 1}
 	lines := make(chan string)
 	stop := make(chan struct{})
 	defer close(stop)
-	perms := make(chan permission.Request)
-	unsubscribe := h.Subscribe(func(_ context.Context, ev harness.Event) error {
-		if ev.Type == harness.EventPermissionRequest {
-			go func(req permission.Request) {
+	approvals := make(chan *coding.Approval)
+	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
+		if ev.Approval != nil {
+			go func() {
 				select {
-				case perms <- req:
+				case approvals <- ev.Approval:
 				case <-stop:
 				}
-			}(*ev.Permission)
+			}()
 			return nil
 		}
-		p.event(ev.Event)
-		contextEvent(e.stdout, p, ev)
+		p.event(ev.Event.Event)
+		contextEvent(e.stdout, p, ev.Event)
 		return nil
 	})
 	defer unsubscribe()
-	var asking []permission.Request // asking[0] is on screen
+	var asking []*coding.Approval // asking[0] is on screen
 	go readLines(e.stdin, lines, stop)
 
 	type outcome struct {
@@ -93,27 +92,34 @@ func chat(ctx context.Context, e *env, a *agentSetup) error {
 	}
 	done := make(chan outcome, 1)
 	busy := false
+	submit := func(text string) {
+		busy = true
+		go func() {
+			res, err := a.Submit(ctx, text)
+			done <- outcome{res, err}
+		}()
+	}
 	// The first Ctrl-C during a turn aborts it; a second one before the
 	// turn has wound down quits, as Ctrl-C does when idle.
 	var aborting atomic.Bool
 	e.setInterrupt(func() bool {
-		if h.Phase() != harness.PhaseIdle && !aborting.Swap(true) {
+		if a.Busy() && !aborting.Swap(true) {
 			fmt.Fprintln(e.stderr, p.style(ansiDim, "stopping the turn… (Ctrl-C again to quit)"))
-			h.Abort()
+			a.Abort()
 			return true
 		}
 		return false
 	})
 	defer e.setInterrupt(nil)
 
-	model := h.Model()
-	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, fmt.Sprintf("rein chat — %s/%s in %s", model.Provider, model.ID, a.ws.Root)))
+	model := a.Harness().Model()
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, fmt.Sprintf("rein chat — %s/%s in %s", model.Provider, model.ID, a.Workspace())))
 	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiDim, "Type a task. While the agent works, type to steer it. Ctrl-C stops a turn; /exit quits; /help for more."))
 	ready := func() { fmt.Fprint(e.stdout, p.style(ansiCyan, "› ")) }
 	ready()
 	wait := func() {
 		if busy {
-			h.Abort()
+			a.Abort()
 			<-done
 			busy = false
 		}
@@ -124,16 +130,19 @@ func chat(ctx context.Context, e *env, a *agentSetup) error {
 			wait()
 			fmt.Fprintln(e.stdout)
 			return nil
-		case req := <-perms:
+		case req := <-approvals:
 			asking = append(asking, req)
 			if len(asking) == 1 {
-				showQuestion(ctx, e, p, a, req)
+				fmt.Fprint(e.stdout, "\n"+p.style(ansiBold, question(req.Request)))
 			}
 		case out := <-done:
 			busy = false
 			aborting.Store(false)
 			asking = nil
+			var blocked *coding.BlockedError
 			switch {
+			case errors.As(out.err, &blocked):
+				fmt.Fprintln(e.stdout, p.style(ansiRed, "  "+out.err.Error()))
 			case out.err != nil:
 				// The failed reply was shown with its message; print the
 				// error only when it says something else.
@@ -162,81 +171,69 @@ func chat(ctx context.Context, e *env, a *agentSetup) error {
 			}
 			line = strings.TrimSpace(line)
 			if len(asking) > 0 && !strings.HasPrefix(line, "/") {
-				asking = answerQuestion(ctx, e, p, a, asking, line)
+				asking = answerQuestion(e, p, asking, line)
 				continue
 			}
 			switch {
 			case line == "":
-				if !busy {
-					ready()
-				}
-				continue
 			case line == "/exit" || line == "/quit":
 				wait()
 				return nil
 			case line == "/help":
-				fmt.Fprintln(e.stdout, "  /followup TEXT  queue TEXT for when the agent would stop · /session  the log's path · /exit  quit")
-				fmt.Fprintln(e.stdout, "  While the agent works, a plain line steers it. Ctrl-C stops the turn.")
-				if len(a.found.Templates) > 0 {
-					fmt.Fprintln(e.stdout, "  /NAME ARGS sends a prompt template; rein prompts lists them.")
-				}
-			case line == "/session":
-				if a.session != nil {
-					fmt.Fprintln(e.stdout, "  "+a.session.Path())
-				} else {
-					fmt.Fprintln(e.stdout, "  (no session log)")
-				}
-			case line == "/mode" || strings.HasPrefix(line, "/mode "):
-				setModeCommand(e, p, h, strings.TrimSpace(strings.TrimPrefix(line, "/mode")))
-			case strings.HasPrefix(line, "/followup "):
-				if err := h.FollowUp(strings.TrimSpace(strings.TrimPrefix(line, "/followup "))); err != nil {
-					fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
-				} else {
-					fmt.Fprintln(e.stdout, p.style(ansiDim, "  (queued for when the agent would stop)"))
-				}
-			case line == "/compact" || strings.HasPrefix(line, "/compact "):
-				chatCompact(ctx, e.stdout, p, h, strings.TrimSpace(strings.TrimPrefix(line, "/compact")))
-			case strings.HasPrefix(line, "/") && a.found.Template(strings.Fields(line)[0][1:]) != nil:
-				// A prompt template: its text is sent like a typed line.
-				line, _ = expandTemplate(e, a.found, line)
-				if busy {
-					if err := h.Steer(line); err != nil {
-						fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
-					}
-					continue
-				}
-				busy = true
-				go func(text string) {
-					res, err := h.Prompt(ctx, text)
-					done <- outcome{res, err}
-				}(line)
-				continue
+				chatHelp(e, p, a)
 			case strings.HasPrefix(line, "/"):
-				fmt.Fprintln(e.stdout, p.style(ansiRed, "unknown command "+strings.Fields(line)[0]+"; /help lists them"))
-			case busy:
-				if err := h.Steer(line); err != nil {
-					fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
-				} else {
-					fmt.Fprintln(e.stdout, p.style(ansiDim, "  (steering: delivered at the agent's next step)"))
-				}
-				continue
-			default:
-				busy = true
-				go func(text string) {
-					if !a.perm.submit(ctx, h, text) {
-						done <- outcome{harness.Result{Stop: agent.StopCompleted}, nil}
-						return
+				c, args, _, err := a.Command(line)
+				switch {
+				case err != nil:
+					fmt.Fprintln(e.stdout, p.style(ansiRed, "  "+err.Error()))
+				case c.Prompt && busy:
+					steer(e, p, a, line)
+				case c.Prompt:
+					submit(line)
+				case c.Idle && busy:
+					fmt.Fprintln(e.stdout, p.style(ansiRed, "  /"+c.Name+" waits for the agent to finish (Ctrl-C stops it)"))
+				default:
+					text, err := c.Run(ctx, args)
+					if err != nil {
+						fmt.Fprintln(e.stdout, p.style(ansiRed, "  "+err.Error()))
+					} else if text != "" {
+						fmt.Fprintln(e.stdout, p.style(ansiDim, "  "+strings.ReplaceAll(text, "\n", "\n  ")))
 					}
-					res, err := h.Prompt(ctx, text)
-					done <- outcome{res, err}
-				}(line)
-				continue
+				}
+			case busy:
+				steer(e, p, a, line)
+			default:
+				submit(line)
 			}
 			if !busy {
 				ready()
 			}
 		}
 	}
+}
+
+// steer sends a line typed while the agent works.
+func steer(e *env, p *printer, a *coding.Agent, line string) {
+	if err := a.Steer(line); err != nil {
+		fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
+	} else {
+		fmt.Fprintln(e.stdout, p.style(ansiDim, "  (steering: delivered at the agent's next step)"))
+	}
+}
+
+// chatHelp lists the commands of the line chat: the agent's and its own.
+func chatHelp(e *env, p *printer, a *coding.Agent) {
+	var b strings.Builder
+	b.WriteString("  /help  this list · /exit  quit\n")
+	for _, c := range a.Commands() {
+		use := "/" + c.Name
+		if c.Args != "" {
+			use += " " + c.Args
+		}
+		fmt.Fprintf(&b, "  %-22s %s\n", use, c.Help)
+	}
+	b.WriteString("  While the agent works, a plain line steers it. Ctrl-C stops the turn.")
+	fmt.Fprintln(e.stdout, p.style(ansiDim, b.String()))
 }
 
 // readLines sends the lines of r until it ends or stop is closed.

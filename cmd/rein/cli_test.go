@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/prompt"
@@ -222,10 +223,10 @@ func TestProjectRootAndGitignore(t *testing.T) {
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	sub := filepath.Join(root, "a", "b")
 	os.MkdirAll(sub, 0o755)
-	if got := projectRoot(sub, ""); got != root {
+	if got := coding.ProjectRoot(sub, ""); got != root {
 		t.Fatalf("projectRoot = %s, want %s", got, root)
 	}
-	if got := projectRoot(sub, filepath.Join(root, "a")); got != sub {
+	if got := coding.ProjectRoot(sub, filepath.Join(root, "a")); got != sub {
 		t.Fatalf("the search must stop below home: %s", got)
 	}
 	script := writeScript(t, t.TempDir(), `{"text": "ok"}`+"\n")

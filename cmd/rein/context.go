@@ -1,92 +1,20 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/compact"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/trajectory"
 	"github.com/spf13/cobra"
 )
-
-// contextConfig is the file .rein/context.json of a workspace (and the
-// --config of rein context replay): the context settings, the models that
-// write compaction summaries, and for replay the window to simulate.
-type contextConfig struct {
-	compact.Settings
-	// CompactionModels write summaries, tried in order before the
-	// session's own model.
-	CompactionModels []string `json:"compaction_models,omitempty"`
-	// Window and MaxOutput give the model limits a replay simulates.
-	Window    int `json:"window,omitempty"`
-	MaxOutput int `json:"max_output,omitempty"`
-}
-
-// contextConfigFile is where a workspace keeps its context settings.
-func contextConfigFile(root string) string { return filepath.Join(root, ".rein", "context.json") }
-
-// loadContextConfig reads a context config; unknown keys are errors, so
-// that a misspelt threshold does not silently keep the default.
-func loadContextConfig(path string) (contextConfig, error) {
-	var c contextConfig
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return c, err
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("%s: %w (keys: off, no_masking, soft, hard, keep_tokens, keep_turns, reserve, margin, compaction_models, window, max_output)", path, err)
-	}
-	if err := c.Settings.Validate(); err != nil {
-		return c, fmt.Errorf("%s: %w", path, err)
-	}
-	return c, nil
-}
-
-// applyContextConfig sets the context options of a harness from the
-// workspace's .rein/context.json, when there is one.
-func applyContextConfig(e *env, root string, opts *harness.Options) error {
-	c, err := loadContextConfig(contextConfigFile(root))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	opts.Context = c.Settings
-	if len(c.CompactionModels) == 0 {
-		return nil
-	}
-	cat, err := loadCatalog(e, root)
-	if err != nil {
-		return err
-	}
-	for _, ref := range c.CompactionModels {
-		res, err := cat.Resolve(ref)
-		if err != nil {
-			return fmt.Errorf("compaction model %q: %w", ref, err)
-		}
-		built, err := cat.Build(res.Model, catalog.BuildOptions{DefaultStatePath: catalog.DefaultStatePath(e.getenv)})
-		if err != nil {
-			return fmt.Errorf("compaction model %q: %w", ref, err)
-		}
-		opts.Summarizers = append(opts.Summarizers, compact.Model{Provider: built.Provider, Model: built.Model})
-	}
-	return nil
-}
 
 // contextEvent prints the context events of the harness: compactions and
 // notices the user should see.
@@ -96,13 +24,6 @@ func contextEvent(w io.Writer, p *printer, ev harness.Event) {
 		fmt.Fprintln(w, p.style(ansiDim, "  ⟳ "+ev.Detail))
 	case harness.EventContextNotice:
 		fmt.Fprintln(w, p.style(ansiRed, "  ! "+ev.Detail))
-	}
-}
-
-// chatCompact runs /compact [focus] in rein chat.
-func chatCompact(ctx context.Context, w io.Writer, p *printer, h *harness.Harness, focus string) {
-	if _, err := h.Compact(ctx, harness.CompactOptions{Focus: focus}); err != nil {
-		fmt.Fprintln(w, p.style(ansiRed, err.Error()))
 	}
 }
 
@@ -135,10 +56,10 @@ keep_turns, off, no_masking, window, max_output); --window overrides its
 window. The default window is 128,000 tokens.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var c contextConfig
+			var c coding.ContextConfig
 			if configPath != "" {
 				var err error
-				if c, err = loadContextConfig(configPath); err != nil {
+				if c, err = coding.LoadContextConfig(configPath); err != nil {
 					return &exitError{code: 2, err: err}
 				}
 			}
@@ -165,7 +86,7 @@ type replayFile struct {
 	compact.ReplayResult
 }
 
-func contextReplay(stdout, stderr io.Writer, c contextConfig, files []string, asJSON, turns bool) error {
+func contextReplay(stdout, stderr io.Writer, c coding.ContextConfig, files []string, asJSON, turns bool) error {
 	model := llm.Model{ContextWindow: c.Window, MaxOutput: c.MaxOutput}
 	if model.ContextWindow == 0 {
 		model.ContextWindow = compact.AssumedWindow

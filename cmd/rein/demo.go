@@ -12,10 +12,9 @@ import (
 	"strings"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
-	"github.com/reinhq/rein/prompt"
-	"github.com/reinhq/rein/tool/builtin"
 	"github.com/spf13/cobra"
 )
 
@@ -206,37 +205,30 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 			return err
 		}
 	}
-	ws, err := builtin.NewWorkspace(dir)
-	if err != nil {
-		return err
-	}
-	reg, err := builtin.Registry(ws)
-	if err != nil {
-		return err
-	}
-	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 4, showThinking: true}
-	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, "rein demo — an offline scripted session (no model, no API key); every tool call is real"))
-	fmt.Fprintf(e.stdout, "%s\n\n", p.style(ansiDim, "workspace: "+ws.Root))
-	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiCyan, "▸ "+demoPrompt))
-
-	model := faux.Model()
 	provider := faux.New(demoScript()...)
 	provider.IDPrefix = "call_"
-	cfg := agent.Config{Settings: agent.Settings{
-		Provider: provider, Model: model, Tools: reg, Middleware: middleware(e, ws, reg, model),
-	}}
-	if cfg.System, err = promptBuilder(discoverPrompt(e, ws, true)).System(ctx, prompt.Turn{Tools: reg.Names()}); err != nil {
+	a, err := coding.Open(ctx, coding.Options{
+		Workdir: dir, Provider: provider, ModelInfo: faux.Model(), NoSession: true, MaxTurns: -1,
+		Getenv: e.getenv, Warn: e.warn, Redactor: redactor(), Version: version,
+	})
+	if err != nil {
 		return err
 	}
+	defer a.Close()
+	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 4, showThinking: true}
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiBold, "rein demo — an offline scripted session (no model, no API key); every tool call is real"))
+	fmt.Fprintf(e.stdout, "%s\n\n", p.style(ansiDim, "workspace: "+a.Workspace()))
+	fmt.Fprintf(e.stdout, "%s\n", p.style(ansiCyan, "▸ "+demoPrompt))
 	var end agent.Event
-	var runErr error
-	for ev, err := range agent.Run(ctx, cfg, []llm.Message{llm.UserText(demoPrompt)}) {
-		p.event(ev)
+	defer a.Subscribe(func(_ context.Context, ev coding.Event) error {
+		p.event(ev.Event.Event)
 		if ev.Type == agent.EventAgentEnd {
-			end, runErr = ev, err
+			end = ev.Event.Event
 		}
-	}
-	printDemoSummary(e, p, ws.Root, end)
+		return nil
+	})()
+	_, runErr := a.Submit(ctx, demoPrompt)
+	printDemoSummary(e, p, a.Workspace(), end)
 	return demoStop(end, runErr)
 }
 

@@ -1,22 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
-	"github.com/reinhq/rein/session"
 	"github.com/spf13/cobra"
 )
 
@@ -70,98 +64,6 @@ func (o *runOptions) resolveTextFlags() error {
 	}
 	o.appendSystem, err = flagText("append-system-prompt", o.appendSystem)
 	return err
-}
-
-// withRequestTimeout bounds every model call of p by d (retries
-// included); d <= 0 returns p.
-func withRequestTimeout(p llm.Provider, d time.Duration) llm.Provider {
-	if d <= 0 || p == nil {
-		return p
-	}
-	return timeoutProvider{p: p, d: d}
-}
-
-type timeoutProvider struct {
-	p llm.Provider
-	d time.Duration
-}
-
-func (t timeoutProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.Event, error] {
-	return func(yield func(llm.Event, error) bool) {
-		ctx, cancel := context.WithTimeout(ctx, t.d)
-		defer cancel()
-		for ev, err := range t.p.Stream(ctx, req) {
-			if !yield(ev, err) {
-				return
-			}
-		}
-	}
-}
-
-// baseURLKind is the kind of the custom session entry that records the
-// --base-url a session was made with, so that resuming it reaches the
-// same server.
-const baseURLKind = "rein.base_url"
-
-// recordBaseURL writes the base URL into a new session (or one whose
-// recorded URL differs).
-func recordBaseURL(h *harness.Harness, sess *session.Session, baseURL string) error {
-	if sess == nil || baseURL == "" {
-		return nil
-	}
-	if recordedBaseURL(sess.Entries()) == baseURL {
-		return nil
-	}
-	data, err := json.Marshal(map[string]string{"base_url": baseURL})
-	if err != nil {
-		return err
-	}
-	return h.AppendEntry(session.Entry{Type: session.TypeCustom, Kind: baseURLKind, Data: data})
-}
-
-// recordedBaseURL is the last base URL recorded among entries.
-func recordedBaseURL(entries []session.Entry) string {
-	for i := len(entries) - 1; i >= 0; i-- {
-		e := &entries[i]
-		if e.Type == session.TypeCustom && e.Kind == baseURLKind {
-			var v struct {
-				BaseURL string `json:"base_url"`
-			}
-			if json.Unmarshal(e.Data, &v) == nil {
-				return v.BaseURL
-			}
-		}
-	}
-	return ""
-}
-
-// failoverOptions reports retries in words (or to the terminal UI when
-// one is listening). Cooldowns are kept apart for a --base-url server:
-// none is recorded, and the provider's own cooldown state is not read,
-// so that a local server answering 401 once does not block the real
-// provider (or itself) for minutes on the next run.
-func failoverOptions(e *env, baseURL string) failover.Options {
-	o := failover.Options{OnEvent: e.failoverEvent}
-	if baseURL != "" {
-		o.Cooldowns = map[llm.ErrorCode]failover.Cooldown{}
-		for code := range failover.DefaultCooldowns() {
-			o.Cooldowns[code] = failover.Cooldown{}
-		}
-	}
-	return o
-}
-
-// baseURLStatePath is the cooldown file of a --base-url server.
-func baseURLStatePath(def, baseURL string) string {
-	if def == "" || baseURL == "" {
-		return ""
-	}
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		return ""
-	}
-	host := strings.NewReplacer(":", "_", "/", "_").Replace(u.Host)
-	return filepath.Join(filepath.Dir(def), "cooldowns-"+host+".json")
 }
 
 // describeRetry says in words what a failover event means, or "" for

@@ -75,8 +75,6 @@ type env struct {
 	screen io.Writer
 
 	mu sync.Mutex
-	// security caches each workspace's .rein/security.json (loadSecurity).
-	security map[string]securityResult
 	// onRetry, when set, receives the failover's retries instead of
 	// standard error.
 	onRetry func(failover.Event)

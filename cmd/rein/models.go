@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/spf13/cobra"
@@ -27,7 +28,7 @@ then assumes conservative limits and says how to declare the model.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, _ := workspaceDir(workdir)
-			cat, err := loadCatalog(e, dir)
+			cat, err := coding.Catalog(coding.Options{Getenv: e.getenv, Warn: e.warn}, dir)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/sandbox"
 	"io"
 	"os"
@@ -296,7 +297,7 @@ func TestChatAsksForTrust(t *testing.T) {
 	if !strings.Contains(out.String(), "(.claude/settings.json) run hooks") || !strings.Contains(out.String(), "Trusted.") {
 		t.Errorf("no trust question:\n%s", out.String())
 	}
-	if !trustStore(e).Trusted(ws) {
+	if !coding.TrustStore(e.getenv).Trusted(ws) {
 		t.Error("the answer was not stored")
 	}
 	out2 := syncBuffer{}

@@ -6,120 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
-	"github.com/reinhq/rein/injection"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/llm/catalog"
-	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/tool"
-	"github.com/reinhq/rein/tool/builtin"
 	"github.com/spf13/cobra"
 )
-
-// discoverPrompt finds the context files, skills, templates and guard
-// configuration of a workspace, printing the notes (what was skipped,
-// cut or shadowed) to stderr when warn is set. Extra skill folders come
-// from the config files' "skills" list.
-func discoverPrompt(e *env, ws builtin.Workspace, warn bool) *prompt.Found {
-	o := prompt.DiscoverOptions{Workspace: ws.Root, Getenv: e.getenv, Home: e.getenv("HOME")}
-	if o.Home == "" {
-		o.Home, o.ConfigDir = "-", "-"
-	}
-	if cfg, _, err := catalog.LoadConfig(ws.Root, e.getenv); err == nil && cfg != nil {
-		for _, d := range cfg.Skills {
-			switch {
-			case strings.HasPrefix(d, "~/") && o.Home != "-":
-				d = filepath.Join(o.Home, d[2:])
-			case !filepath.IsAbs(d):
-				d = filepath.Join(ws.Root, d)
-			}
-			o.SkillDirs = append(o.SkillDirs, d)
-		}
-	}
-	o.Filter = injectionFilter(e, ws.Root, warn)
-	f := prompt.Discover(o)
-	if warn {
-		for _, n := range f.Notes {
-			fmt.Fprintln(e.stderr, "rein: note:", n)
-		}
-	}
-	return f
-}
-
-// injectionFilter scans each context file for prompt injection before it
-// enters the prompt: a flagged file is shown to the model with a warning,
-// or withheld when .rein/security.json says "context_files": "withhold",
-// and the user is told once per file when warn is set.
-func injectionFilter(e *env, root string, warn bool) func(path, text string) string {
-	policy := injection.Warn
-	if c, err := loadSecurity(e, root); err == nil {
-		policy, _ = injection.ParsePolicy(c.ContextFiles)
-	}
-	var told sync.Map
-	return func(path, text string) string {
-		out, r := injection.ContextFile(path, text, policy)
-		if _, seen := told.LoadOrStore(path, true); r.Flagged() && warn && !seen {
-			fmt.Fprintln(e.stderr, "rein: warning:", r.Summary())
-		}
-		return out
-	}
-}
-
-// promptBuilder returns the system prompt builder of a workspace.
-func promptBuilder(f *prompt.Found) *prompt.Builder {
-	return prompt.NewBuilder(prompt.Options{Found: f})
-}
-
-// flagBuilder is promptBuilder with the --system-prompt flag replacing
-// the stable tier and --append-system-prompt added below the session
-// tier; context files, skills and the environment stay. With MCP
-// servers, the rule about their untrusted output comes first in the
-// appended part.
-func flagBuilder(f *prompt.Found, o *runOptions, withMCP bool) *prompt.Builder {
-	add := o.appendSystem
-	if withMCP {
-		add = strings.TrimSpace(mcp.SystemNote + "\n\n" + add)
-	}
-	return prompt.NewBuilder(prompt.Options{Found: f, Stable: o.systemPrompt, Append: add})
-}
-
-// withSkillTool adds the skill tool to reg when skills were found and
-// tools are offered at all, unless the tools flag says -skill.
-func withSkillTool(o *runOptions, reg *tool.Registry, b *prompt.Builder) (*tool.Registry, error) {
-	if len(b.Found().Skills) == 0 || len(reg.Names()) == 0 || reg.Get(prompt.SkillToolName) != nil {
-		return reg, nil
-	}
-	for _, item := range strings.Split(o.tools, ",") {
-		if strings.TrimSpace(item) == "-"+prompt.SkillToolName {
-			return reg, nil
-		}
-	}
-	return tool.NewRegistry(append(slices.Clone(reg.Tools()), b.SkillTool())...)
-}
-
-// expandTemplate turns "/name args" into the template's text when a
-// template of that name exists; other text is returned unchanged.
-func expandTemplate(e *env, f *prompt.Found, text string) (string, bool) {
-	name, args, ok := prompt.ParseInvocation(text)
-	if !ok || f == nil {
-		return text, false
-	}
-	t := f.Template(name)
-	if t == nil {
-		return text, false
-	}
-	out, notes := t.Expand(args)
-	for _, n := range notes {
-		fmt.Fprintln(e.stderr, "rein: note:", n)
-	}
-	return out, true
-}
 
 func newSkillsCmd(e *env) *cobra.Command {
 	return listCmd(e, "skills", "List the skills found for the workspace, and why any were skipped",
@@ -158,12 +53,10 @@ func listCmd(e *env, use, short, long, kind string, list func(io.Writer, *prompt
 		Use: use, Short: short, Long: long,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := runOptions{workdir: workdir}
-			ws, err := o.workspace()
+			f, err := coding.Discover(coding.Options{Workdir: workdir, Getenv: e.getenv, Warn: e.warn}, false)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			f := discoverPrompt(e, ws, false)
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			if list(tw, f) == 0 {
 				fmt.Fprintf(e.stdout, "No %ss found (rein %s --help says where rein looks).\n", kind, use)
@@ -214,21 +107,10 @@ to that model's API for PROMPT (nothing is sent).`,
   rein prompt show --model sonnet "fix the failing test"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ws, err := o.workspace()
+			co := coding.Options{Workdir: o.workdir, Tools: o.tools, Getenv: e.getenv, Warn: e.warn, Redactor: redactor()}
+			sys, reg, err := coding.Inspect(cmd.Context(), co)
 			if err != nil {
 				return &exitError{code: 2, err: err}
-			}
-			reg, err := o.toolset(e, ws)
-			if err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			b := promptBuilder(discoverPrompt(e, ws, true))
-			if reg, err = withSkillTool(o, reg, b); err != nil {
-				return &exitError{code: 2, err: err}
-			}
-			sys, err := b.System(cmd.Context(), prompt.Turn{Tools: reg.Names(), Turn: 1})
-			if err != nil {
-				return err
 			}
 			if err := showRequest(e, sys, reg, asJSON); err != nil || o.model == "" {
 				return err
@@ -260,24 +142,24 @@ var errCaptured = errors.New("request captured, not sent")
 // wireRequest returns the body of the first request a run would send
 // for text, captured just before sending.
 func wireRequest(ctx context.Context, e *env, o *runOptions, text string) ([]byte, error) {
-	a, err := newAgent(e, o, nil, true)
+	a, err := newAgent(ctx, e, o, "", true)
 	if err != nil {
 		return nil, err
 	}
-	defer a.close()
+	defer a.Close()
+	h := a.Harness()
 	var body []byte
-	so := a.harness.StreamOptions()
+	so := h.StreamOptions()
 	so.OnPayload = func(_ context.Context, b []byte) ([]byte, error) {
 		if body == nil {
 			body = append([]byte(nil), b...)
 		}
 		return nil, errCaptured
 	}
-	a.harness.SetStreamOptions(so)
-	text, _ = expandTemplate(e, a.found, text)
-	a.harness.Prompt(ctx, text)
+	h.SetStreamOptions(so)
+	a.Submit(ctx, text)
 	if body == nil {
-		return nil, fmt.Errorf("the %s provider does not expose its request body (the faux model sends none)", a.harness.Model().Provider)
+		return nil, fmt.Errorf("the %s provider does not expose its request body (the faux model sends none)", h.Model().Provider)
 	}
 	return body, nil
 }

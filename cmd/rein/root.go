@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/session"
 	"github.com/spf13/cobra"
@@ -86,78 +87,53 @@ func startChat(cmd *cobra.Command, e *env, o *runOptions) error {
 	}
 	o.answerable = true
 	askTrust(e, o)
-	a, err := newAgent(e, o, nil, o.noSession)
+	a, err := newAgent(cmd.Context(), e, o, "", o.noSession)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	defer a.close()
+	defer a.Close()
 	return converse(cmd.Context(), e, o, a)
 }
 
 // converse runs the interactive session on a ready agent.
-func converse(ctx context.Context, e *env, o *runOptions, a *agentSetup) error {
+func converse(ctx context.Context, e *env, o *runOptions, a *coding.Agent) error {
 	if e.tty && !o.plain && e.getenv("TERM") != "dumb" && e.getenv("TERM") != "" {
-		return runTUI(ctx, e, o, a)
+		return runTUI(ctx, e, a)
 	}
 	return chat(ctx, e, a)
 }
 
-// openSessionAgent opens the session ref (after killing what an earlier
-// rein left running in its workspace), reports what loading set aside or
-// repaired, and builds its agent with the session's model, thinking
-// level, tools, base URL and workspace unless flags say otherwise.
+// openSessionAgent opens the session ref and its agent with the
+// session's model, thinking level, tools, base URL and workspace unless
+// flags say otherwise, and reports what loading set aside or repaired.
 // Errors are exitErrors.
-func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*agentSetup, *session.Session, error) {
+func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*coding.Agent, error) {
 	path, err := findSession(o.workdir, ref)
 	if err != nil {
-		return nil, nil, &exitError{code: 2, err: err}
+		return nil, &exitError{code: 2, err: err}
 	}
-	if ws, err := o.workspace(); err == nil {
-		killLeftovers(e.stderr, ws)
-	}
-	sess, err := session.Open(path, session.Options{Redact: redactor().Bytes})
+	flags := cmd.Flags()
+	o.keepThinking = !flags.Changed("thinking")
+	o.keepTools = !flags.Changed("tools")
+	a, err := newAgent(cmd.Context(), e, o, path, false)
 	var locked *session.LockedError
-	if errors.As(err, &locked) {
-		return nil, nil, &exitError{code: 1, err: fmt.Errorf("%w\nrein sessions show %s reads it meanwhile; rein sessions fork %s copies it into a new session to continue", err, shortID(ref), shortID(ref))}
+	switch {
+	case errors.As(err, &locked):
+		return nil, &exitError{code: 1, err: fmt.Errorf("%w\nrein sessions show %s reads it meanwhile; rein sessions fork %s copies it into a new session to continue", err, shortID(ref), shortID(ref))}
+	case err != nil:
+		return nil, &exitError{code: 2, err: err}
 	}
-	if err != nil {
-		return nil, nil, &exitError{code: 1, err: err}
-	}
+	sess := a.Session()
 	for _, is := range sess.Issues() {
 		fmt.Fprintf(e.stderr, "rein: %s line %d: %s: %s\n", filepath.Base(path), is.Line, is.Kind, is.Detail)
 	}
 	for _, r := range sess.Repairs() {
 		fmt.Fprintf(e.stderr, "rein: repaired: the %s call %s was interrupted; recorded it as failed\n", r.ToolName, r.CallID)
 	}
-	c := sess.Context()
-	if o.model == "" && c.Model != "" {
-		o.model = c.Provider + "/" + c.Model
-		if c.Provider == "faux" {
-			o.model = "faux"
-		}
-	}
-	flags := cmd.Flags()
-	if !flags.Changed("thinking") {
-		o.thinking = string(c.Thinking)
-	}
-	if !flags.Changed("tools") && c.ActiveTools != nil {
-		o.tools = strings.Join(c.ActiveTools, ",")
-		if len(c.ActiveTools) == 0 {
-			o.tools = "none"
-		}
-	}
 	if o.baseURL == "" {
-		o.baseURL = recordedBaseURL(sess.Entries())
+		o.baseURL = coding.RecordedBaseURL(sess.Entries())
 	}
-	if o.workdir == "" && sess.Header().Cwd != "" {
-		o.workdir = sess.Header().Cwd
-	}
-	a, err := newAgent(e, o, sess, false)
-	if err != nil {
-		sess.Close()
-		return nil, nil, &exitError{code: 2, err: err}
-	}
-	return a, sess, nil
+	return a, nil
 }
 
 // resumeSession continues the session ref: one more prompt when prompt
@@ -169,16 +145,16 @@ func resumeSession(cmd *cobra.Command, e *env, o *runOptions, ref string, prompt
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = prompt == nil || (o.output == "" || o.output == "text") && isTerminalIn(e)
-	a, sess, err := openSessionAgent(cmd, e, o, ref)
+	a, err := openSessionAgent(cmd, e, o, ref)
 	if err != nil {
 		return err
 	}
-	defer a.close()
+	defer a.Close()
 	if prompt != nil {
 		return promptOnce(cmd.Context(), e, o, a, *prompt)
 	}
 	if !e.tty || o.plain {
-		showTranscript(e, sess)
+		showTranscript(e, a.Session())
 	}
 	return converse(cmd.Context(), e, o, a)
 }

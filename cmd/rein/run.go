@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/spf13/cobra"
@@ -83,11 +84,11 @@ func runOnce(ctx context.Context, e *env, o *runOptions, prompt string) error {
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = (o.output == "" || o.output == "text") && isTerminalIn(e)
-	a, err := newAgent(e, o, nil, o.noSession)
+	a, err := newAgent(ctx, e, o, "", o.noSession)
 	if err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	defer a.close()
+	defer a.Close()
 	return promptOnce(ctx, e, o, a, prompt)
 }
 
@@ -106,8 +107,7 @@ func (o *runOptions) check() error {
 
 // promptOnce runs one prompt on a ready agent and renders it. Standard
 // output gets the final answer only when there is one.
-func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, prompt string) error {
-	prompt, _ = expandTemplate(e, a.found, prompt)
+func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, prompt string) error {
 	p := &printer{out: e.stdout, info: e.stderr, color: e.color, preview: 1}
 	if e.piped {
 		p.out = e.stderr
@@ -123,16 +123,19 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, promp
 	enc := json.NewEncoder(e.stdout)
 	masker := newDeltaMasker()
 	var encErr error
-	unsubscribe := a.harness.Subscribe(func(_ context.Context, ev harness.Event) error {
+	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
+		if ev.Approval != nil {
+			return nil
+		}
 		switch o.output {
 		case "", "text":
 			if w != nil {
-				w.event(ev.Event)
+				w.event(ev.Event.Event)
 			}
-			p.event(ev.Event)
-			contextEvent(p.info, p, ev)
+			p.event(ev.Event.Event)
+			contextEvent(p.info, p, ev.Event)
 		case "stream-json":
-			for _, out := range masker.apply(ev) {
+			for _, out := range masker.apply(ev.Event) {
 				if encErr == nil {
 					encErr = enc.Encode(out)
 				}
@@ -142,15 +145,16 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, promp
 	})
 	defer unsubscribe()
 	e.setInterrupt(func() bool {
-		a.harness.Abort()
+		a.Abort()
 		return true
 	})
 	defer e.setInterrupt(nil)
-	defer a.askOnTerminal(e, p)()
-	if !a.perm.submit(ctx, a.harness, prompt) {
-		return &exitError{code: 1, err: errors.New("a UserPromptSubmit hook blocked the prompt")}
+	defer askOnTerminal(e, p, a)()
+	res, err := a.Submit(ctx, prompt)
+	var blocked *coding.BlockedError
+	if errors.As(err, &blocked) {
+		return &exitError{code: 1, err: err}
 	}
-	res, err := a.harness.Prompt(ctx, prompt)
 	if w != nil {
 		w.close()
 	}
@@ -158,17 +162,18 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *agentSetup, promp
 		return encErr
 	}
 	final, done := finalText(res), stopError(res, err) == nil
+	sess := a.Session()
 	if o.output == "json" {
 		doc := runResult(res, err)
-		if a.session != nil {
-			doc.Session = a.session.Path()
+		if sess != nil {
+			doc.Session = sess.Path()
 		}
 		if err := enc.Encode(doc); err != nil {
 			return err
 		}
 	} else if text {
-		if a.session != nil {
-			fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.ws.Root, a.session.Path())))
+		if sess != nil {
+			fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.Workspace(), sess.Path())))
 		}
 		switch {
 		case done && final != "" && (e.piped || final != res.Text()):

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
 	"github.com/spf13/cobra"
@@ -33,19 +34,8 @@ func workdirFlag(cmd *cobra.Command, dir *string) {
 }
 
 // workspaceDir is the workspace a command uses: dir (the -C flag) when
-// given, else the project root of the current directory (see
-// projectRoot).
-func workspaceDir(dir string) (string, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", err
-		}
-		home, _ := os.UserHomeDir()
-		return projectRoot(wd, home), nil
-	}
-	return filepath.Abs(dir)
-}
+// given, else the project root of the current directory.
+func workspaceDir(dir string) (string, error) { return coding.WorkspaceDir(dir) }
 
 func newSessionsListCmd(e *env) *cobra.Command {
 	var dir string
@@ -91,12 +81,7 @@ func newSessionsListCmd(e *env) *cobra.Command {
 	return cmd
 }
 
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
+func shortID(id string) string { return coding.ShortID(id) }
 
 // findSession resolves a SESSION argument to a file path.
 // findEntry resolves an entry id, or a unique prefix of one, among the

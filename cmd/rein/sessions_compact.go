@@ -32,13 +32,13 @@ verbatim, never separating a tool call from its result. Nothing is deleted:
 the log keeps every message; only what the model is sent changes.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, _, err := openSessionAgent(cmd, e, o, args[0])
+			a, err := openSessionAgent(cmd, e, o, args[0])
 			if err != nil {
 				return err
 			}
-			defer a.close()
-			defer reportCompaction(e, a.harness)()
-			if _, err := a.harness.Compact(cmd.Context(), harness.CompactOptions{Focus: focus}); err != nil {
+			defer a.Close()
+			defer reportCompaction(e, a.Harness())()
+			if _, err := a.Harness().Compact(cmd.Context(), harness.CompactOptions{Focus: focus}); err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			return nil
@@ -61,22 +61,22 @@ new session is created whose first message is that briefing, linked to the old
 one as its parent. Continue it with rein sessions resume.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			a, _, err := openSessionAgent(cmd, e, o, args[0])
+			a, err := openSessionAgent(cmd, e, o, args[0])
 			if err != nil {
 				return err
 			}
-			defer a.close()
-			child, err := a.session.Fork("", session.Options{})
+			defer a.Close()
+			child, err := a.Session().Fork("", session.Options{})
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			defer child.Close()
-			defer reportCompaction(e, a.harness)()
-			if _, err := a.harness.Handoff(cmd.Context(), harness.HandoffOptions{To: child, Focus: focus}); err != nil {
+			defer reportCompaction(e, a.Harness())()
+			if _, err := a.Harness().Handoff(cmd.Context(), harness.HandoffOptions{To: child, Focus: focus}); err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			fmt.Fprintf(e.stdout, "handed off %s to %s (id %s); continue with: rein sessions resume %s\n",
-				shortID(a.session.ID()), child.Path(), shortID(child.ID()), shortID(child.ID()))
+				shortID(a.Session().ID()), child.Path(), shortID(child.ID()), shortID(child.ID()))
 			return nil
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/spf13/cobra"
 )
 
@@ -24,7 +25,7 @@ rein trust --revoke   stop trusting it
 rein trust --list     list the trusted workspaces`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			t := trustStore(e)
+			t := coding.TrustStore(e.getenv)
 			if t.Path == "" {
 				return &exitError{code: 2, err: errors.New("no user config directory: set HOME or XDG_CONFIG_HOME")}
 			}
@@ -62,7 +63,7 @@ rein trust --list     list the trusted workspaces`,
 				return err
 			}
 			fmt.Fprintln(e.stdout, "trusted: "+abs)
-			if what := untrustedFeatures(abs); what != "" {
+			if what := coding.UntrustedFeatures(abs); what != "" {
 				fmt.Fprintln(e.stdout, "its settings "+what+"; they apply from the next run")
 			}
 			return nil

@@ -1,20 +1,23 @@
-package main
+package coding
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/reinhq/rein/tool/builtin"
 )
 
-// projectRoot returns the nearest directory at or above dir that holds a
+// ProjectRoot returns the nearest directory at or above dir that holds a
 // .rein/ directory or a .git entry (a directory, or a file in a linked
 // worktree), so that rein run from a subdirectory uses the project's
 // sessions and config instead of starting a second .rein/ there. The
 // search stops below the home directory (which is never a project root
 // by accident) and at the file-system root; dir itself is returned when
 // nothing is found. dir must be absolute.
-func projectRoot(dir, home string) string {
+func ProjectRoot(dir, home string) string {
 	for d := dir; ; {
 		if d == home && d != dir {
 			break
@@ -32,6 +35,45 @@ func projectRoot(dir, home string) string {
 		d = parent
 	}
 	return dir
+}
+
+// WorkspaceDir is the workspace a front-end uses: dir when given (made
+// absolute), else the project root of the current directory.
+func WorkspaceDir(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		home, _ := os.UserHomeDir()
+		return ProjectRoot(wd, home), nil
+	}
+	return filepath.Abs(dir)
+}
+
+// OpenWorkspace resolves dir (see WorkspaceDir) to a workspace the
+// tools can work in; a directory that does not exist, is a file or
+// cannot be read is a *WorkspaceError.
+func OpenWorkspace(dir string) (builtin.Workspace, error) {
+	abs, err := WorkspaceDir(dir)
+	if err != nil {
+		return builtin.Workspace{}, err
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return builtin.Workspace{}, &WorkspaceError{Dir: abs, Err: err}
+	case !fi.IsDir():
+		return builtin.Workspace{}, &WorkspaceError{Dir: abs, Err: errNotDir}
+	}
+	if _, err := os.ReadDir(abs); err != nil {
+		return builtin.Workspace{}, &WorkspaceError{Dir: abs, Err: err}
+	}
+	ws, err := builtin.NewWorkspace(abs)
+	if err != nil {
+		return builtin.Workspace{}, &WorkspaceError{Dir: abs, Err: err}
+	}
+	return ws, nil
 }
 
 // reinGitignore is written to .rein/.gitignore on first use: session logs
@@ -69,3 +111,6 @@ func ensureGitignore(root string, create bool) error {
 	}
 	return f.Close()
 }
+
+// warnf sends one line to the warning sink.
+func (o *Options) warnf(format string, args ...any) { o.Warn(fmt.Sprintf(format, args...)) }

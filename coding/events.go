@@ -1,0 +1,47 @@
+package coding
+
+import (
+	"context"
+
+	"github.com/reinhq/rein/harness"
+	"github.com/reinhq/rein/permission"
+)
+
+// Event is one event of the agent: the harness's event, and for a
+// permission request (Type harness.EventPermissionRequest) the Approval
+// to answer.
+type Event struct {
+	harness.Event
+	Approval *Approval
+}
+
+// Approval is a tool call waiting for the user's answer. Every front-end
+// answers it the same way, through Answer; a request no one answers
+// waits until the settings' approval timeout, the run's end or Close.
+type Approval struct {
+	permission.Request
+	a *Agent
+}
+
+// Answer answers the request: allow once, allow always (the suggested
+// rule is remembered in the scope the answer names), or deny with a
+// reason. It fails when the request was already answered or has ended.
+func (p *Approval) Answer(ans permission.Answer) error {
+	return p.a.h.AnswerPermission(p.ID, ans)
+}
+
+// Subscribe calls fn with every event of the agent until the returned
+// function is called. fn runs on the goroutine that produced the event,
+// in order for the events of one run; it must not block for long and
+// must not wait for an approval's answer (answer from another goroutine
+// or later). Approval requests come from the waiting call's goroutine,
+// so they may interleave with other events of a parallel batch.
+func (a *Agent) Subscribe(fn func(ctx context.Context, ev Event) error) (unsubscribe func()) {
+	return a.h.Subscribe(func(ctx context.Context, ev harness.Event) error {
+		out := Event{Event: ev}
+		if ev.Type == harness.EventPermissionRequest && ev.Permission != nil {
+			out.Approval = &Approval{Request: *ev.Permission, a: a}
+		}
+		return fn(ctx, out)
+	})
+}

@@ -1,0 +1,117 @@
+package coding
+
+import (
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/reinhq/rein/harness"
+	"github.com/reinhq/rein/mcp"
+	"github.com/reinhq/rein/tool"
+)
+
+// MCPConfig reads the MCP servers of the user and of workspace, with
+// the servers named in disable (or all, for "all") turned off. A
+// workspace the user does not trust gets none of its own servers (and
+// Warn says so).
+func MCPConfig(o Options, workspace string, disable []string) (*mcp.Config, error) {
+	o.defaults()
+	dir := ConfigDir(o.Getenv)
+	paths := mcp.Paths(dir, workspace)
+	if workspace != "" {
+		if t := TrustStore(o.Getenv); t.Path == "" || !t.Trusted(workspace) {
+			// A cloned repository must not start commands by being opened:
+			// its own servers wait until the user trusts it.
+			paths = mcp.Paths(dir, "")
+			if pc, err := mcp.LoadFiles(mcp.Paths("", workspace)...); err == nil && len(pc.Servers) > 0 {
+				o.Warn("the workspace's MCP servers (" + strings.Join(pc.Names(), ", ") + ") start once you trust it: rein trust")
+			}
+		}
+	}
+	cfg, err := mcp.LoadFiles(paths...)
+	if err != nil {
+		return nil, configError(err, paths...)
+	}
+	for _, name := range disable {
+		if name == "all" {
+			return cfg, cfg.Disable(cfg.Names()...)
+		}
+	}
+	return cfg, cfg.Disable(disable...)
+}
+
+// newMCP returns a manager for the configured servers, not yet started,
+// or nil when none is configured or no tools are offered at all. Servers
+// inherit the environment without the model API keys, as bash does.
+func (s *setup) newMCP(cfg *mcp.Config, onChange func()) *mcp.Manager {
+	if cfg == nil || len(cfg.Servers) == 0 || s.noTools() {
+		return nil
+	}
+	var wrap mcp.CommandWrapper
+	if w := s.confiner("mcp"); w != nil {
+		wrap = func(_ string, cmd *exec.Cmd) (*exec.Cmd, error) { return w(cmd) }
+	}
+	return mcp.New(cfg, mcp.Options{
+		Workdir:  s.ws.Root,
+		BaseEnv:  s.childEnv(),
+		Getenv:   s.o.Getenv,
+		Version:  s.o.Version,
+		OnChange: onChange,
+		Wrap:     wrap,
+	})
+}
+
+// reportMCP warns once for every server that is not ready.
+func (s *setup) reportMCP(m *mcp.Manager) {
+	for _, st := range m.Status() {
+		switch {
+		case st.State == mcp.StateReady, st.State == mcp.StateDisabled, st.Remembered:
+		default:
+			s.o.warnf("mcp: server %s is %s: %s (rein mcp list shows details)", st.Name, st.State, st.Error)
+		}
+	}
+}
+
+// mcpTools is the bridge between the MCP manager and the harness: it
+// builds the registry of the base tools plus MCP tools, and hands a new
+// one to the harness when a server's tools change; the harness uses it
+// from the next turn on.
+type mcpTools struct {
+	base *tool.Registry
+	mu   sync.Mutex
+	m    *mcp.Manager
+	h    *harness.Harness
+}
+
+func (b *mcpTools) registry() (*tool.Registry, error) {
+	if b.m == nil {
+		return b.base, nil
+	}
+	return b.m.Registry(b.base)
+}
+
+// close stops the servers, when there are any.
+func (b *mcpTools) close() {
+	if b.m != nil {
+		b.m.Close()
+	}
+}
+
+// changed is the manager's OnChange.
+func (b *mcpTools) changed() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.h == nil || b.m == nil {
+		return
+	}
+	if reg, err := b.m.Registry(b.base); err == nil {
+		_ = b.h.SetTools(reg, nil)
+	}
+}
+
+func (b *mcpTools) attach(h *harness.Harness) {
+	b.mu.Lock()
+	b.h = h
+	b.mu.Unlock()
+	b.changed()
+}

@@ -1,0 +1,116 @@
+package coding
+
+import (
+	"os"
+	"time"
+
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/failover"
+	"github.com/reinhq/rein/redact"
+)
+
+// Options configure Open. The zero value opens the project around the
+// current directory with the model its config (or a provider key in the
+// environment) names, a new session log, and no one to answer approval
+// requests. Options are read by Open only; the Agent keeps no reference
+// to the caller's values.
+type Options struct {
+	// Workdir is the workspace the tools work in. "" means the nearest
+	// directory at or above the current one holding .rein/ or .git (see
+	// ProjectRoot); a relative path is taken from the current directory.
+	Workdir string
+
+	// Model names the model: provider/model, an alias (sonnet, opus,
+	// gpt…) or "" for the config's "model" (else the first provider whose
+	// key is set). Ignored when Provider is set.
+	Model string
+	// Provider and ModelInfo, when Provider is set, are used as given
+	// instead of resolving Model from the catalog: a scripted model in
+	// tests and the demo, or a provider an embedder built itself.
+	Provider  llm.Provider
+	ModelInfo llm.Model
+	// BaseURL sends requests to another server of the model's protocol.
+	BaseURL string
+	// RequestTimeout bounds one model call, retries included (0: none);
+	// IdleTimeout fails a stream that sends nothing for that long (0: the
+	// provider's default).
+	RequestTimeout, IdleTimeout time.Duration
+	// Thinking is the reasoning effort; "" is the model's own (a
+	// continued session's level unless ThinkingSet).
+	Thinking    llm.ThinkingLevel
+	ThinkingSet bool
+
+	// Tools names the tools to offer: tool or toolset names, comma-
+	// separated, "-name" removing one; "none" offers none; "" means the
+	// coding toolset. MCP servers and the skill tool are added to it.
+	Tools string
+	// DisableMCP names MCP servers not to start ("all": none of them).
+	DisableMCP []string
+
+	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
+	// means the settings' defaultMode, else auto_read when Interactive and
+	// Terminal, else auto_all.
+	PermissionMode string
+	// Interactive says someone answers approval requests (they arrive as
+	// events, see Event.Approval); without, calls that need approval are
+	// denied at once.
+	Interactive bool
+	// Terminal says the front-end runs on a terminal; with Interactive it
+	// makes the default permission mode auto_read.
+	Terminal bool
+
+	// SystemPrompt replaces rein's stable system prompt tier; Append is
+	// added below the session tier. Context files and skills stay.
+	SystemPrompt, AppendSystem string
+	// MaxTurns stops a run after that many turns: 0 is the harness
+	// default, negative no cap. Strict ends a run only when the model
+	// calls work_complete.
+	MaxTurns int
+	Strict   bool
+
+	// Session is the session log to continue: a file path. "" creates a
+	// new one unless NoSession. A continued session's model, thinking
+	// level, tools, base URL and workspace are used where the options
+	// above leave them empty.
+	Session   string
+	NoSession bool
+
+	// Getenv reads the environment (config locations, keys, REIN_*); nil
+	// means os.Getenv. Environ is the environment handed to commands
+	// (bash, hooks, MCP servers) before secrets are removed; nil means
+	// os.Environ.
+	Getenv  func(string) string
+	Environ func() []string
+	// Warn receives what the user should read about the set-up and the
+	// hooks: config warnings, notes, hook messages. Each message is one
+	// line such as "warning: …" or "note: …". Nil drops them. It may be
+	// called from any goroutine.
+	Warn func(string)
+	// OnRetry receives the failover's retries, key rotations and
+	// fallbacks; nil drops them.
+	OnRetry func(failover.Event)
+	// Redactor masks secrets in the session log, tool output and saved
+	// output; nil means one built from Environ.
+	Redactor *redact.Redactor
+	// Version is the version MCP servers are told; "" means "dev".
+	Version string
+}
+
+// defaults fills in the functions Open needs.
+func (o *Options) defaults() {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Environ == nil {
+		o.Environ = os.Environ
+	}
+	if o.Warn == nil {
+		o.Warn = func(string) {}
+	}
+	if o.Redactor == nil {
+		o.Redactor = redact.FromEnv(o.Environ())
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+}

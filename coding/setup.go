@@ -1,0 +1,100 @@
+package coding
+
+import (
+	"strings"
+
+	"github.com/reinhq/rein/llm/catalog"
+	"github.com/reinhq/rein/tool/builtin"
+)
+
+// setup is what Open reads of a workspace before it starts anything:
+// the options with their defaults, the workspace, and the config files
+// every later step shares, each read once.
+type setup struct {
+	o   Options
+	ws  builtin.Workspace
+	sec securityConfig
+	// cfg is the merged model config of the user and the workspace
+	// (never nil after newSetup).
+	cfg    *catalog.Config
+	secret map[string]bool
+}
+
+// newSetup applies the defaults, resolves the workspace and reads the
+// security and model config; a malformed file is a *ConfigError and a
+// bad workspace a *WorkspaceError.
+func newSetup(o Options) (*setup, error) {
+	o.defaults()
+	ws, err := OpenWorkspace(o.Workdir)
+	if err != nil {
+		return nil, err
+	}
+	s := &setup{o: o, ws: ws}
+	if s.sec, err = readSecurity(o.Getenv, ws.Root); err != nil {
+		return nil, err
+	}
+	cfg, warnings, err := catalog.LoadConfig(ws.Root, o.Getenv)
+	if err != nil {
+		return nil, configError(err, catalog.UserConfigPath(o.Getenv), catalog.ProjectConfigPath(ws.Root))
+	}
+	for _, w := range warnings {
+		o.warnf("warning: %v", w)
+	}
+	if cfg == nil {
+		cfg = &catalog.Config{}
+	}
+	s.cfg = cfg
+	s.secret = secretEnvNames(cfg)
+	return s, nil
+}
+
+// secretEnvNames lists the environment variables that hold model API
+// keys: those of the built-in providers and those the config names.
+func secretEnvNames(cfg *catalog.Config) map[string]bool {
+	names := map[string]bool{}
+	for _, p := range catalog.BuiltinProviders() {
+		for _, k := range p.KeyEnv {
+			names[k] = true
+		}
+	}
+	if cfg == nil {
+		return names
+	}
+	for _, pc := range cfg.Providers {
+		if pc.APIKeyEnv != "" {
+			names[pc.APIKeyEnv] = true
+		}
+		for _, pr := range pc.Profiles {
+			if pr.APIKeyEnv != "" {
+				names[pr.APIKeyEnv] = true
+			}
+		}
+	}
+	return names
+}
+
+// withoutSecrets returns environ without the variables in secret.
+func withoutSecrets(environ []string, secret map[string]bool) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !secret[name] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// childEnv is the environment of the commands rein starts (bash before
+// its own filtering, hooks, MCP servers): rein's own without the model
+// API keys.
+func (s *setup) childEnv() []string { return withoutSecrets(s.o.Environ(), s.secret) }
+
+// ChildEnv is the environment the commands an agent opened with o would
+// start get (hooks, MCP servers): the environment without the model API
+// keys of the built-in providers and of the config files of workspace.
+func ChildEnv(o Options, workspace string) []string {
+	o.defaults()
+	cfg, _, _ := catalog.LoadConfig(workspace, o.Getenv)
+	return withoutSecrets(o.Environ(), secretEnvNames(cfg))
+}
