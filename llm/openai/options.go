@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinhq/rein/internal/sse"
+	"github.com/reinhq/rein/llm/internal/sse"
 )
 
 // DefaultBaseURL is where requests go when neither Options.BaseURL nor the
