@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinhq/rein/redact"
 	"io"
 	"net"
 	"net/http"
@@ -141,15 +142,8 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// Redact replaces every occurrence of each non-empty secret in s.
-func Redact(s string, secrets ...string) string {
-	for _, k := range secrets {
-		if len(k) >= 4 && strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, "[redacted]")
-		}
-	}
-	return s
-}
+// Redact masks every occurrence of each secret in s (redact.Values).
+func Redact(s string, secrets ...string) string { return redact.Values(s, secrets...) }
 
 // ErrIdle is the cause of a stream that stalled longer than its idle
 // timeout.

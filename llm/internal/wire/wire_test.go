@@ -88,7 +88,7 @@ func TestDoClassifiesAndRedacts(t *testing.T) {
 		t.Fatalf("429: %#v", err)
 	}
 	_, err = do("/401")
-	if !errors.Is(err, llm.ErrAuth) || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[redacted]") {
+	if !errors.Is(err, llm.ErrAuth) || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[REDACTED]") {
 		t.Fatalf("401: %v", err)
 	}
 	resp, err := do("/ok")
@@ -129,7 +129,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	if got := Redact("key sk-abcdef and sk-abcdef", "sk-abcdef", "", "ab"); got != "key [redacted] and [redacted]" {
+	if got := Redact("key sk-abcdef and sk-abcdef", "sk-abcdef", "", "ab"); got != "key [REDACTED] and [REDACTED]" {
 		t.Fatalf("Redact = %q", got)
 	}
 }
