@@ -3,6 +3,7 @@ package compact
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -205,7 +206,7 @@ func TestSummarizeBadSummariesFallBack(t *testing.T) {
 	}{
 		{"empty", "   ", nil, ErrEmptySummary},
 		{"garbage", "\x00\x01\x02 I cannot help with that \x03\x04\x05\x06\x07", nil, ErrGarbageSummary},
-		{"no headings", "Sure! Here is what happened.", nil, ErrGarbageSummary},
+		{"symbols", "## ### --- *** 12345 ~~~ !!! ??? ### ---", nil, ErrGarbageSummary},
 		{"longer", "## Goal\n" + strings.Repeat("long ", 20000), nil, ErrLongSummary},
 		{"error", "", &llm.Error{Code: llm.CodeOverloaded, Message: "overloaded"}, nil},
 	}
@@ -213,6 +214,8 @@ func TestSummarizeBadSummariesFallBack(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			first := &fake{name: "first", reply: func(Request) (string, error) { return tc.reply, tc.err }}
 			second := &fake{name: "second", reply: func(Request) (string, error) { return good, nil }}
+			in := in
+			in.Wait = noWait
 			res, err := Summarize(context.Background(), []Summarizer{first, second}, in)
 			if err != nil {
 				t.Fatal(err)
@@ -254,6 +257,9 @@ func TestSummarizeRepairsIdentifiersAndGoal(t *testing.T) {
 	var prompts []string
 	s := &fake{name: "m", reply: func(r Request) (string, error) {
 		prompts = append(prompts, r.Prompt)
+		if r.System == repairSystem {
+			return "src/legacy/fb.go: the file to check next", nil
+		}
 		return "## Progress\nconverted some legacy files", nil
 	}}
 	res, err := Summarize(context.Background(), []Summarizer{s}, in)
@@ -263,13 +269,17 @@ func TestSummarizeRepairsIdentifiersAndGoal(t *testing.T) {
 	if len(prompts) != 2 || !strings.Contains(prompts[1], "src/legacy/fb.go") {
 		t.Fatalf("no retry naming the lost identifiers: %d prompts", len(prompts))
 	}
+	// The retry asks for what is missing only, not for the whole part again.
+	if len(prompts[1]) > len(prompts[0])/4 {
+		t.Fatalf("the repair request holds %d characters, the summary request %d", len(prompts[1]), len(prompts[0]))
+	}
 	for _, want := range []string{"src/legacy/fb.go", "9f3c2e1ab", in.Messages[0].Text()} {
 		if !strings.Contains(res.Summary, want) {
 			t.Errorf("summary lacks %q:\n%s", want, res.Summary)
 		}
 	}
-	if len(res.Repaired) == 0 {
-		t.Fatal("Repaired is empty")
+	if !slices.Equal(res.Repaired, []string{"9f3c2e1ab"}) {
+		t.Fatalf("Repaired = %q, want only the identifier the repair did not bring", res.Repaired)
 	}
 	if !strings.Contains(prompts[0], IdentifierRule) && !strings.Contains(prompts[0], "verbatim") {
 		t.Fatal("the prompt lacks the identifier rule")
@@ -337,7 +347,7 @@ func TestSummarizeTimeout(t *testing.T) {
 	}
 	slow := &fake{name: "slow", reply: func(Request) (string, error) { time.Sleep(50 * time.Millisecond); return good, nil }}
 	slowCtx := &ctxFake{}
-	in := Input{Messages: conversation(3), Timeout: 10 * time.Millisecond}
+	in := Input{Messages: conversation(3), Timeout: 10 * time.Millisecond, Wait: noWait}
 	res, err := Summarize(context.Background(), []Summarizer{slowCtx, slow}, in)
 	if err != nil {
 		t.Fatal(err)
@@ -368,3 +378,6 @@ func TestImagesInCompactedPart(t *testing.T) {
 		t.Fatal("image data in the digest")
 	}
 }
+
+// noWait stands for the wait before a retry in tests.
+func noWait(ctx context.Context, _ time.Duration) error { return ctx.Err() }

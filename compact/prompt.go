@@ -7,8 +7,9 @@ import (
 	"github.com/reinhq/rein/llm"
 )
 
-// Sections a summary must have, in order. The summariser is told to use
-// them as headings; Validate checks that some are present.
+// Sections a summary is asked for, in order. The summariser is told to
+// use them as headings; a summary is never rejected for lacking them
+// (see Validate).
 var Sections = []string{
 	"Goal", "Decisions", "Progress", "Just done", "Next", "Open questions", "Files",
 }
@@ -36,6 +37,8 @@ Open questions and blockers, with the error messages that matter.
 Files read and files modified, as full paths.
 
 ` + IdentifierRule + `
+
+Tool output the agent no longer saw appears as a one-line stub ("[output elided to save context: …]"): say what the call was for if that matters, never invent its content.
 
 Be complete but brief: keep facts, numbers and identifiers; drop pleasantries, repeated tool output and anything superseded. Reply with the summary only.`
 
@@ -139,4 +142,28 @@ func mergeRequest(parts []string) Request {
 		fmt.Fprintf(&b, "<part n=\"%d\">\n%s\n</part>\n\n", i+1, p)
 	}
 	return Request{System: mergeSystem, Prompt: b.String()}
+}
+
+const repairSystem = `You complete the working memory of a software agent. Its summary lost some identifiers that the recent messages still refer to. For each identifier listed, write one line: the identifier copied exactly, then in a few words what it is and what was done with it. ` + IdentifierRule + ` Reply with those lines only.`
+
+// repairContext bounds the text quoted around one identifier in a repair
+// request, on each side.
+const repairContext = 160
+
+// repairRequest asks for the identifiers in missing only: each is quoted
+// with the text around its first occurrence in the compacted part, so
+// the request stays small whatever the size of the part.
+func repairRequest(in *Input, missing []string) Request {
+	text := in.Previous + "\n" + Transcript(in.Messages)
+	var b strings.Builder
+	b.WriteString("Identifiers the summary must carry, each with where it occurred:\n\n")
+	for _, id := range missing {
+		fmt.Fprintf(&b, "- %s\n", id)
+		if i := strings.Index(text, id); i >= 0 {
+			from, to := max(0, i-repairContext), min(len(text), i+len(id)+repairContext)
+			ex := strings.ToValidUTF8(strings.Join(strings.Fields(text[from:to]), " "), "")
+			fmt.Fprintf(&b, "  context: …%s…\n", ex)
+		}
+	}
+	return Request{System: repairSystem, Prompt: b.String()}
 }

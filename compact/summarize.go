@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/reinhq/rein/llm"
 )
@@ -76,8 +74,10 @@ func (m Model) Summarize(ctx context.Context, r Request) (string, error) {
 
 // Input is what one compaction summarises.
 type Input struct {
-	// Messages are the part being compacted; a leading compaction summary
-	// (see IsSummary) is taken as the previous summary.
+	// Messages are the part being compacted as the model saw it (masked
+	// tool output stays a stub: the summariser is told what was elided,
+	// not sent it); a leading compaction summary (see IsSummary) is taken
+	// as the previous summary.
 	Messages []llm.Message
 	// Kept is the part kept verbatim (for the identifier check).
 	Kept []llm.Message
@@ -97,9 +97,27 @@ type Input struct {
 	Handoff bool
 	// CharsPerToken sizes the input; zero means DefaultCharsPerToken.
 	CharsPerToken float64
-	// Timeout bounds one summariser call; zero means Timeout(size).
+	// Timeout bounds one summariser call; zero means Timeout(size) of
+	// what that call is sent.
 	Timeout time.Duration
+	// Concurrency caps the chunk requests in flight at once; zero means
+	// DefaultConcurrency.
+	Concurrency int
+	// Retries is how many times one request (a chunk, the merge, the
+	// whole part) is sent again after a transient failure (rate limit,
+	// overload, server error, timeout); zero means DefaultRetries, a
+	// negative value none.
+	Retries int
+	// Wait waits d before a retry, or until ctx ends; nil waits on a
+	// timer. A rate limit's RetryAfter is honoured.
+	Wait func(ctx context.Context, d time.Duration) error
 }
+
+// Defaults of Input.
+const (
+	DefaultConcurrency = 2
+	DefaultRetries     = 2
+)
 
 // Result is a summary and how it was made.
 type Result struct {
@@ -116,9 +134,13 @@ type Result struct {
 	// back, and Chunks how many parts were summarised separately.
 	Repaired []string
 	Chunks   int
-	// Tokens is the size of the compacted part; SummaryTokens of the
-	// summary.
+	// Tokens is the size of the compacted part as given (the masked
+	// view); SummaryTokens of the summary.
 	Tokens, SummaryTokens int
+	// InputTokens is what the summariser requests of the successful
+	// summariser held, prompts included (chunks, merge, retries and the
+	// identifier repair): the cost of the summary.
+	InputTokens int
 }
 
 // Timeout is the time a summary of tokens input tokens may take: 120 s
@@ -128,12 +150,14 @@ func Timeout(tokens int) time.Duration {
 }
 
 // Summarize writes the summary of in with the first summariser of chain
-// that gives a valid one (see Validate), trying the next on failure, and
-// falls back to Digest when every one fails, so that the middle of a
-// conversation is never dropped. The goal, the latest request and the
-// identifiers the kept part needs are checked in the result and added
-// back verbatim when a summariser lost them (after one retry asking for
-// them). It returns an error only when ctx ends.
+// that gives an acceptable one (see Validate), trying the next on
+// failure, and falls back to Digest when every one fails, so that the
+// middle of a conversation is never dropped. What a summary must keep is
+// then made sure of: identifiers the kept part needs and the summary
+// lost are asked for once, in a small request naming only them (see
+// repairRequest), and whatever is still missing, the goal and the
+// latest request are added verbatim. It returns an error only when ctx
+// ends.
 func Summarize(ctx context.Context, chain []Summarizer, in Input) (Result, error) {
 	if in.Previous == "" && len(in.Messages) > 0 {
 		in.Previous = SummaryText(&in.Messages[0])
@@ -152,22 +176,28 @@ func Summarize(ctx context.Context, chain []Summarizer, in Input) (Result, error
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		text, chunks, err := summarizeWith(ctx, s, &in, size, ids)
+		c := &caller{s: s, in: &in}
+		text, chunks, err := c.summarize(ctx, size, ids)
 		if err == nil {
+			text = Clean(text)
 			err = Validate(text, size, cpt)
 		}
 		if err == nil {
 			if miss := Missing(text, ids); len(miss) > 0 {
-				// One retry that names what was lost.
-				again, _, rerr := summarizeWith(ctx, s, &in, size, miss)
-				if rerr == nil && Validate(again, size, cpt) == nil && len(Missing(again, ids)) < len(miss) {
-					text = again
+				// One small request for what was lost, never the whole
+				// part again.
+				if add, rerr := c.send(ctx, repairRequest(&in, miss)); rerr == nil {
+					add = Clean(add)
+					if strings.TrimSpace(add) != "" && len(Missing(text+"\n"+add, ids)) < len(miss) && Validate(text+"\n"+add, size, cpt) == nil {
+						text = strings.TrimSpace(text) + "\n\n## Identifiers\n" + strings.TrimSpace(add)
+					}
 				}
 			}
 			res.Summary, res.Model, res.Fallback, res.Chunks = text, s.Name(), i > 0, chunks
 			res.Repaired = Missing(text, ids)
 			res.Summary = finish(res.Summary, &in, res.Repaired)
 			res.SummaryTokens = Tokens(len(res.Summary), 0, cpt)
+			res.InputTokens = c.input()
 			return res, nil
 		}
 		if ctx.Err() != nil {
@@ -226,62 +256,131 @@ func goalOf(msgs []llm.Message) string {
 	return ""
 }
 
-// GoalOf returns the text under the first "## Goal" heading of a
-// summary, or "".
-func GoalOf(summary string) string {
-	_, rest, ok := strings.Cut(summary, "## Goal")
-	if !ok {
-		return ""
-	}
-	_, rest, _ = strings.Cut(rest, "\n")
-	if i := strings.Index(rest, "\n## "); i >= 0 {
-		rest = rest[:i]
-	}
-	return strings.TrimSpace(rest)
+// caller sends the requests of one summariser for one compaction,
+// counting what they hold.
+type caller struct {
+	s  Summarizer
+	in *Input
+
+	mu    sync.Mutex
+	chars int
 }
 
-// summarizeWith runs one summariser, in chunks when the input exceeds
-// 60 % of its window, under a timeout scaled to the size.
-func summarizeWith(ctx context.Context, s Summarizer, in *Input, size int, ids []string) (string, int, error) {
-	timeout := in.Timeout
-	if timeout == 0 {
-		timeout = Timeout(size)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+func (c *caller) input() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return Tokens(c.chars, 0, c.in.CharsPerToken)
+}
+
+// summarize runs the summariser over the whole part: in one request
+// when it fits 60 % of the summariser's window, else in chunks of about
+// half the window each, sent at most Concurrency at a time, then merged.
+func (c *caller) summarize(ctx context.Context, size int, ids []string) (string, int, error) {
+	in := c.in
 	msgs := in.Messages
 	if len(msgs) > 0 && IsSummary(&msgs[0]) {
 		msgs = msgs[1:]
 	}
 	parts := 1
-	if w := s.Window(); w > 0 && size > w*6/10 {
+	if w := c.s.Window(); w > 0 && size > w*6/10 {
 		parts = (size + w/2 - 1) / (w / 2)
 	}
 	chunks := Split(msgs, parts, in.CharsPerToken)
 	if len(chunks) <= 1 {
-		text, err := call(ctx, s, summaryRequest(in, msgs, ids))
+		text, err := c.send(ctx, summaryRequest(in, msgs, ids))
 		return text, 1, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	out := make([]string, len(chunks))
 	errs := make([]error, len(chunks))
+	limit := in.Concurrency
+	if limit <= 0 {
+		limit = DefaultConcurrency
+	}
+	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	for i := range chunks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-sem }()
 			sub := *in
 			if i > 0 {
 				sub.Previous = "" // the merge carries it
 			}
-			out[i], errs[i] = call(ctx, s, summaryRequest(&sub, chunks[i], present(ids, messagesText(chunks[i]))))
+			out[i], errs[i] = c.send(ctx, summaryRequest(&sub, chunks[i], present(ids, messagesText(chunks[i]))))
+			if errs[i] == nil && strings.TrimSpace(out[i]) == "" {
+				errs[i] = fmt.Errorf("chunk %d: %w", i+1, ErrEmptySummary)
+			}
+			if errs[i] != nil {
+				cancel() // the summary fails as a whole: stop the others
+			}
 		}()
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return "", len(chunks), err
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return "", len(chunks), err
 	}
-	text, err := call(ctx, s, mergeRequest(out))
+	text, err := c.send(ctx, mergeRequest(out))
 	return text, len(chunks), err
+}
+
+// send makes one request under its own timeout, sending it again after
+// a transient failure (see Input.Retries).
+func (c *caller) send(ctx context.Context, r Request) (string, error) {
+	retries := c.in.Retries
+	if retries == 0 {
+		retries = DefaultRetries
+	}
+	size := Tokens(len(r.System)+len(r.Prompt), 0, c.in.CharsPerToken)
+	for attempt := 0; ; attempt++ {
+		c.mu.Lock()
+		c.chars += len(r.System) + len(r.Prompt)
+		c.mu.Unlock()
+		timeout := c.in.Timeout
+		if timeout == 0 {
+			timeout = Timeout(size)
+		}
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		text, err := call(cctx, c.s, r)
+		cancel()
+		if err == nil || ctx.Err() != nil || attempt >= retries || !llm.CodeOf(err).Transient() {
+			return text, err
+		}
+		d := time.Duration(1<<attempt) * time.Second
+		if le := llm.AsError(err); le.RetryAfter > 0 {
+			d = le.RetryAfter
+		}
+		if werr := c.wait(ctx, d); werr != nil {
+			return "", err
+		}
+	}
+}
+
+func (c *caller) wait(ctx context.Context, d time.Duration) error {
+	if c.in.Wait != nil {
+		return c.in.Wait(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func call(ctx context.Context, s Summarizer, r Request) (text string, err error) {
@@ -295,7 +394,7 @@ func call(ctx context.Context, s Summarizer, r Request) (text string, err error)
 		err = ctx.Err()
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("timed out: %w", err)
+		err = &llm.Error{Code: llm.CodeTimeout, Message: "timed out", Err: err}
 	}
 	return text, err
 }
@@ -325,56 +424,6 @@ func Split(msgs []llm.Message, parts int, cpt float64) [][]llm.Message {
 		cur += tok[i]
 	}
 	return append(out, msgs[from:])
-}
-
-// Errors of Validate.
-var (
-	ErrEmptySummary   = errors.New("the summariser returned nothing")
-	ErrGarbageSummary = errors.New("the summariser returned text that is not a summary (no section headings, or unreadable characters)")
-	ErrLongSummary    = errors.New("the summary is not shorter than the part it replaces")
-)
-
-// MinCheckedSize is the smallest compacted part whose summary must be
-// shorter than it: below it, a summary with its headings may well be
-// longer than a few short messages, and harmlessly so.
-const MinCheckedSize = 1000
-
-// Validate rejects a summary that is empty, unreadable, without any of
-// the required headings, or (for a part of MinCheckedSize tokens or
-// more) not shorter than the size tokens it replaces.
-func Validate(s string, size int, cpt float64) error {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return ErrEmptySummary
-	}
-	if !utf8.ValidString(t) || controlShare(t) > 0.05 {
-		return ErrGarbageSummary
-	}
-	found := false
-	for _, h := range Sections {
-		if strings.Contains(t, "## "+h) {
-			found = true
-			break
-		}
-	}
-	if !found {
-		return ErrGarbageSummary
-	}
-	if n := Tokens(len(t), 0, cpt); size >= MinCheckedSize && n >= size {
-		return fmt.Errorf("%w (%d tokens for %d)", ErrLongSummary, n, size)
-	}
-	return nil
-}
-
-func controlShare(s string) float64 {
-	bad, n := 0, 0
-	for _, r := range s {
-		n++
-		if r == utf8.RuneError || unicode.IsControl(r) && r != '\n' && r != '\t' && r != '\r' {
-			bad++
-		}
-	}
-	return float64(bad) / float64(max(n, 1))
 }
 
 // present returns the identifiers of ids that occur in text.

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,6 +67,11 @@ type CompactionReport struct {
 	Kept      int `json:"kept"`
 	// Chunks is how many parts were summarised separately.
 	Chunks int `json:"chunks,omitempty"`
+	// SummarizerInput is what the summariser requests held, in tokens
+	// (chunks, merge, retries, the identifier repair); Replaced is the
+	// size of the part summarised as the model saw it.
+	SummarizerInput int `json:"summarizer_input,omitempty"`
+	Replaced        int `json:"replaced,omitempty"`
 }
 
 // contextState is the harness-wide part of context management.
@@ -190,12 +196,18 @@ func (h *Harness) readLogged() logged {
 // entryOf returns the ID of the message entry holding m, expected to be
 // the n-th (1-based) context entry from the leaf; when an application
 // wrote messages of its own meanwhile, the nearest entry holding the
-// same message is taken. "" when none does.
+// same message is taken. "" when none does. The context entries are
+// those after the compaction in effect and those it kept (from its first
+// kept entry up to it), so a later compaction may keep from a message
+// an earlier one kept.
 func (h *Harness) entryOf(m *llm.Message, n int) string {
 	id, near := "", -1
 	k := 0
+	keptFrom := "" // inside the kept range of the compaction in effect
+	inKept := false
 	h.pathBack(func(e *session.Entry) bool {
-		if e.Type == session.TypeMessage || e.Type == session.TypeBranchSummary {
+		switch e.Type {
+		case session.TypeMessage, session.TypeBranchSummary:
 			k++
 			if e.Type == session.TypeMessage && sameMessage(e.Message, m) {
 				if d := abs(k - n); near < 0 || d < near {
@@ -205,8 +217,16 @@ func (h *Harness) entryOf(m *llm.Message, n int) string {
 					return false
 				}
 			}
+		case session.TypeCompaction:
+			if inKept {
+				return true // superseded by the one in effect
+			}
+			if e.FirstKept == "" {
+				return false
+			}
+			keptFrom, inKept = e.FirstKept, true
 		}
-		return e.Type != session.TypeCompaction
+		return !inKept || e.ID != keptFrom // stop after the kept range
 	})
 	return id
 }
@@ -240,4 +260,28 @@ func (h *Harness) forgetReads() {
 	if h.guard != nil {
 		h.guard.ForgetReads()
 	}
+}
+
+// goal is the user's goal: the first message the user wrote on the
+// path from the root (the briefing's goal in a session made by Handoff),
+// read from the log so that every compaction, however many came before,
+// carries the same words. "" when the log cannot be walked.
+func (h *Harness) goal() string {
+	var first *llm.Message
+	h.pathBack(func(e *session.Entry) bool {
+		if e.Type == session.TypeMessage && e.Message != nil && e.Message.Role == llm.RoleUser && !compact.IsSummary(e.Message) {
+			first = e.Message
+		}
+		return true
+	})
+	if first == nil {
+		return ""
+	}
+	text := strings.TrimSpace(first.Text())
+	if b, ok := strings.CutPrefix(text, HandoffPrefix); ok {
+		if g := compact.GoalOf(b); g != "" {
+			return g
+		}
+	}
+	return text
 }

@@ -44,14 +44,14 @@ func (w *window) fitFallback(ctx context.Context, req *llm.Request, m llm.Model)
 	if st.Tokens < w.budget.Hard {
 		return nil, nil
 	}
-	if w.stuck == "" {
+	if w.canCompact(st.Tokens) {
 		reason := "threshold"
 		if w.budget.Window < prev.Window {
 			reason = "handoff"
 		}
 		fr := *req
 		fr.Model = m
-		if err := w.compact(ctx, &fr, st.Tokens, reason); err != nil && w.stuck == "" {
+		if _, err := w.compact(ctx, &fr, st.Tokens, reason); err != nil {
 			return nil, err
 		}
 		out, st = w.estimate(req.Messages)

@@ -63,8 +63,8 @@ func (h *Harness) Compact(ctx context.Context, o CompactOptions) (entry session.
 	s := h.cx.settings
 	b := s.BudgetFor(c.model, c.maxTokens)
 	cpt := h.cx.cal.CharsPerToken(c.model.ID)
-	p := &plan{view: sc.Messages, tokens: o.TokensBefore, reason: "manual", focus: o.Focus, cpt: cpt,
-		summary: o.Summary, read: o.FilesRead, modified: o.FilesModified, firstKept: o.FirstKept}
+	p := &plan{view: sc.Messages, seen: h.seen(sc.Messages), tokens: o.TokensBefore, reason: "manual", focus: o.Focus, cpt: cpt,
+		summary: o.Summary, read: o.FilesRead, modified: o.FilesModified, firstKept: o.FirstKept, goal: h.goal()}
 	if p.tokens == 0 {
 		p.tokens = compact.Count(sc.Messages, trustFrom(h, len(sc.Messages)), compact.FixedChars(c.system, nil), cpt).Tokens
 	}
@@ -122,6 +122,17 @@ func trustFrom(h *Harness, n int) int {
 	return 0
 }
 
+// seen is the context at the leaf (msgs) as the model was last sent it:
+// with the masking the log records since the compaction in effect.
+func (h *Harness) seen(msgs []llm.Message) []llm.Message {
+	l := h.readLogged()
+	if !l.masked {
+		return msgs
+	}
+	out, _ := l.mask.Apply(msgs)
+	return out
+}
+
 func (h *Harness) snapshotConfig() config {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -169,7 +180,7 @@ func (h *Harness) Handoff(ctx context.Context, o HandoffOptions) (briefing strin
 	}
 	c := h.snapshotConfig()
 	cpt := h.cx.cal.CharsPerToken(c.model.ID)
-	p := &plan{view: sc.Messages, k: len(sc.Messages), reason: "handoff", handoff: true, focus: o.Focus, cpt: cpt}
+	p := &plan{view: sc.Messages, seen: h.seen(sc.Messages), k: len(sc.Messages), reason: "handoff", handoff: true, focus: o.Focus, cpt: cpt, goal: h.goal()}
 	p.tokens = compact.Count(sc.Messages, trustFrom(h, len(sc.Messages)), 0, cpt).Tokens
 	summary, rep, err := h.summarize(ctx, p, h.chain(c.provider, c.model))
 	if err != nil {

@@ -35,8 +35,10 @@ type window struct {
 	mask, sent compact.Masking
 	// files carries the files of earlier compactions forward.
 	read, modified []string
-	// stuck, when set, says why no more compactions run in this run.
-	stuck string
+	// stuck, when set, says why the last compaction could not run, at
+	// stuckAt tokens (see canCompact).
+	stuck   string
+	stuckAt int
 	// notice is a problem found in the log, told once.
 	notice string
 
@@ -171,24 +173,39 @@ func (w *window) prepare(ctx context.Context, req *llm.Request) ([]llm.Message, 
 			}
 		}
 	}
-	if st.Tokens >= w.budget.Hard && w.stuck == "" {
+	if st.Tokens >= w.budget.Hard && w.canCompact(st.Tokens) {
 		reason := "threshold"
 		if handoff {
 			reason = "handoff"
 		}
-		if err := w.compact(ctx, req, st.Tokens, reason); err != nil {
+		done, err := w.compact(ctx, req, st.Tokens, reason)
+		if err != nil {
 			return nil, err
 		}
 		out, st = w.estimate(req.Messages)
-		if st.Tokens >= w.budget.Hard && w.stuck == "" {
-			w.stuck = fmt.Sprintf("the context is still %d tokens after compacting, above the compaction threshold of %d: what must be kept (the latest request and its turn) is too large; no further compaction runs in this prompt", st.Tokens, w.budget.Hard)
-			w.r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: w.stuck})
+		if done && st.Tokens >= w.budget.Hard {
+			w.stick(ctx, fmt.Sprintf("the context is still %d tokens after compacting, above the compaction threshold of %d: what must be kept (the latest request and its turn) is too large", st.Tokens, w.budget.Hard), st.Tokens)
+		}
+	}
+	if st.Tokens > w.budget.Limit() {
+		// Compaction could not make room: mask all tool output but the
+		// last turn's before giving up.
+		if m := compact.PlanMask(w.view(req.Messages), 1, w.mask); m != w.mask {
+			if err := w.recordMask(m); err != nil {
+				return nil, err
+			}
+			out, st = w.estimate(req.Messages)
+			w.r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: fmt.Sprintf("the context could not be compacted enough; the output of every tool call before the last turn is masked to fit (about %d tokens now)", st.Tokens)})
 		}
 	}
 	h.setStatus(st)
-	if st.Tokens > w.budget.Limit() && w.stuck != "" {
+	if st.Tokens > w.budget.Limit() {
+		why := w.stuck
+		if why == "" {
+			why = "compacting and masking cannot make it fit"
+		}
 		return nil, &llm.Error{Code: llm.CodeContextOverflow, Provider: req.Model.Provider,
-			Message: fmt.Sprintf("the request would hold about %d tokens, more than the %d the window of %s leaves after the reply reserve; %s", st.Tokens, w.budget.Limit(), req.Model.ID, w.stuck)}
+			Message: fmt.Sprintf("the request would hold about %d tokens, more than the %d the window of %s leaves after the reply reserve; %s", st.Tokens, w.budget.Limit(), req.Model.ID, why)}
 	}
 	return out, nil
 }
@@ -231,9 +248,14 @@ func (p ctxProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm
 			if !overflow {
 				return
 			}
-			if err := w.compact(ctx, req, w.r.h.ContextStatus().Tokens, "overflow"); err != nil {
+			done, err := w.compact(ctx, req, w.r.h.ContextStatus().Tokens, "overflow")
+			if err != nil || !done {
+				why := w.stuck
+				if err != nil {
+					why = err.Error()
+				}
 				llm.NewEmitter(yield, req).Fail(&llm.Error{Code: llm.CodeContextOverflow, Provider: req.Model.Provider,
-					Message: "the request overflowed the context window and compacting failed: " + err.Error(), Err: err})
+					Message: "the request overflowed the context window and compacting failed: " + why, Err: err})
 				return
 			}
 			msgs, _ = w.estimate(req.Messages)
@@ -324,7 +346,7 @@ func explainOverflow(ev llm.Event, err error, again, off bool) (llm.Event, error
 // failure is reported as a notice; the run's result stands.
 func (r *run) afterRun(ctx context.Context, stop StopReason) {
 	w := r.cw
-	if w == nil || !w.started || w.stuck != "" || w.settings().Off || stop != StopCompleted || r.failure() != nil {
+	if w == nil || !w.started || w.settings().Off || stop != StopCompleted || r.failure() != nil {
 		return
 	}
 	if _, st := w.estimate(r.msgs); st.Tokens < w.budget.Hard {
@@ -336,12 +358,10 @@ func (r *run) afterRun(ctx context.Context, stop StopReason) {
 		req.Tools = s.Tools.Specs()
 	}
 	_, st := w.estimate(r.msgs)
-	if err := w.compact(ctx, req, st.Tokens, "after_run"); err != nil {
-		var he *Error
-		if errors.As(err, &he) && he.Code == CodeCancelled || w.stuck != "" {
-			return
-		}
+	if done, err := w.compact(ctx, req, st.Tokens, "after_run"); err != nil {
 		r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: "compacting after the run failed: " + err.Error()})
+		return
+	} else if !done {
 		return
 	}
 	_, st = w.estimate(r.msgs)

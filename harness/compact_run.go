@@ -18,6 +18,8 @@ import (
 // plan is one compaction, ready to be summarised and written.
 type plan struct {
 	view      []llm.Message // the context (unmasked)
+	seen      []llm.Message // the context as the model saw it (masked); nil: view
+	goal      string        // the user's goal, verbatim ("": the summariser finds it)
 	k         int           // view[:k] is summarised
 	firstKept string        // the entry of view[k]
 	tokens    int           // the estimate before
@@ -47,8 +49,12 @@ func (h *Harness) summarize(ctx context.Context, p *plan, chain []compact.Summar
 		rep.Model = "supplied"
 		return res.Summary, rep, nil
 	}
+	seen := p.seen
+	if seen == nil {
+		seen = p.view
+	}
 	in := compact.Input{
-		Messages: p.view[:p.k], Kept: p.view[p.k:], Focus: res.Focus, Handoff: p.handoff, CharsPerToken: p.cpt,
+		Messages: seen[:p.k], Kept: p.view[p.k:], Focus: res.Focus, Handoff: p.handoff, CharsPerToken: p.cpt, Goal: p.goal,
 	}
 	if lu := compact.LastUser(p.view); lu >= 0 && lu < p.k {
 		in.Latest = p.view[lu].Text()
@@ -60,6 +66,7 @@ func (h *Harness) summarize(ctx context.Context, p *plan, chain []compact.Summar
 		return "", rep, err
 	}
 	rep.Model, rep.Fallback, rep.Digest, rep.Failures, rep.Repaired, rep.Chunks = sum.Model, sum.Fallback, sum.Digest, sum.Failures, sum.Repaired, sum.Chunks
+	rep.SummarizerInput, rep.Replaced = sum.InputTokens, sum.Tokens
 	return sum.Summary, rep, nil
 }
 
@@ -96,10 +103,12 @@ func (h *Harness) writeCompaction(ctx context.Context, p *plan, summary string, 
 func (r *CompactionReport) detail() string {
 	s := fmt.Sprintf("compacted %d messages (kept %d): about %d → %d tokens, summary by %s", r.Compacted, r.Kept, r.TokensBefore, r.TokensAfter, r.Model)
 	if r.Digest {
-		s += "; no summariser answered, so a digest built without a model stands for the compacted part (the full messages stay in the session log)"
 		if len(r.Failures) > 0 {
-			s += ": " + strings.Join(r.Failures, "; ")
+			s += "; a digest built without a model stands for the compacted part because no summariser gave a usable summary (" + strings.Join(r.Failures, "; ") + ")"
+		} else {
+			s += "; a digest built without a model stands for the compacted part because no summariser is configured"
 		}
+		s += "; the full messages stay in the session log"
 	} else if r.Fallback {
 		s += " (fallback)"
 	}
@@ -116,13 +125,16 @@ func union(a, b []string) []string {
 	return out
 }
 
-// compact compacts the run's context before req is sent. A failure to
-// find a cut or a hook's cancel makes the run go on without compacting
-// (stuck, said once); only store, hook and context failures are errors.
-func (w *window) compact(ctx context.Context, req *llm.Request, tokens int, reason string) error {
+// compact compacts the run's context before req is sent and reports
+// whether it did. When it cannot — no cut leaves anything to summarise,
+// the log lacks the message to keep from, a hook cancelled — it says so
+// once (see stick) and the run goes on without compacting; only store,
+// hook and context failures are errors. After such a failure it tries
+// again only once the context has grown (see canCompact).
+func (w *window) compact(ctx context.Context, req *llm.Request, tokens int, reason string) (bool, error) {
 	h := w.r.h
-	if w.stuck != "" {
-		return errors.New(w.stuck)
+	if !w.canCompact(tokens) {
+		return false, nil
 	}
 	view := w.view(req.Messages)
 	cpt := h.cx.cal.CharsPerToken(req.Model.ID)
@@ -132,27 +144,27 @@ func (w *window) compact(ctx context.Context, req *llm.Request, tokens int, reas
 	}
 	k, err := compact.Cut(view, tok, w.budget.Keep)
 	if err != nil {
-		w.stuck = "cannot compact: " + err.Error()
-		w.r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: w.stuck})
-		return errors.New(w.stuck)
+		w.stick(ctx, "cannot compact: "+err.Error(), tokens)
+		return false, nil
 	}
-	p := &plan{view: view, k: k, firstKept: h.entryOf(&view[k], len(view)-k), tokens: tokens, reason: reason,
-		handoff: reason == "handoff", cpt: cpt, read: w.read, modified: w.modified}
+	// The summariser reads what the model saw: the masked view.
+	seen, _ := w.mask.Apply(view)
+	p := &plan{view: view, seen: seen, k: k, firstKept: h.entryOf(&view[k], len(view)-k), tokens: tokens, reason: reason,
+		handoff: reason == "handoff", cpt: cpt, read: w.read, modified: w.modified, goal: h.goal()}
 	if p.firstKept == "" {
-		w.stuck = "cannot compact: the log does not hold the message to keep from (a store without an Entry method, or messages the log and the run disagree on)"
-		w.r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: w.stuck})
-		return errors.New(w.stuck)
+		w.stick(ctx, "cannot compact: the log does not hold the message to keep from (a store without an Entry method, or messages the log and the run disagree on)", tokens)
+		return false, nil
 	}
 	summary, rep, err := h.summarize(ctx, p, h.chain(w.r.snap.Provider, req.Model))
 	if err != nil {
 		var he *Error
 		if errors.As(err, &he) && he.Code == CodeCancelled {
-			w.stuck = he.Err.Error()
-			w.r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: w.stuck})
-			return err
+			w.stick(ctx, he.Err.Error(), tokens)
+			return false, nil
 		}
-		return err
+		return false, err
 	}
+	w.stuck = ""
 	ak := w.agentIndex(k)
 	summaryMsg := session.CompactionMessage(&session.Entry{Summary: summary})
 	old := *w
@@ -167,12 +179,28 @@ func (w *window) compact(ctx context.Context, req *llm.Request, tokens int, reas
 	})
 	if err != nil && entry.ID == "" {
 		*w = old
-		return err
+		return false, err
 	}
 	summaryMsg.Timestamp = entry.Timestamp
 	w.read, w.modified = entry.FilesRead, entry.FilesModified
 	if err != nil {
 		w.r.fail(err)
 	}
-	return nil
+	return true, nil
+}
+
+// stick records why no compaction could run at tokens and tells the
+// user once: the run goes on with masking, and compaction is tried again
+// when the context has grown (see canCompact).
+func (w *window) stick(ctx context.Context, why string, tokens int) {
+	w.stuck, w.stuckAt = why, tokens
+	w.r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: why + "; the run goes on with masking, and compaction is tried again once the context has grown"})
+}
+
+// canCompact reports whether a compaction may be tried at tokens: always
+// unless the last one could not run, then once the context has grown by
+// half of what a compaction keeps, so that a cut that did not exist may
+// exist (no compaction loop).
+func (w *window) canCompact(tokens int) bool {
+	return w.stuck == "" || tokens >= w.stuckAt+max(w.budget.Keep/2, 1)
 }

@@ -230,7 +230,7 @@ func TestNoCompactionLoop(t *testing.T) {
 	if n := len(compactions(f.store)); n != 1 {
 		t.Fatalf("%d compactions, want exactly 1", n)
 	}
-	if len(notices) != 1 || !strings.Contains(notices[0], "no further compaction") || !strings.Contains(res.Detail, "no further compaction") {
+	if len(notices) != 1 || !strings.Contains(notices[0], "tried again once the context has grown") || !strings.Contains(res.Detail, "what must be kept (the latest request and its turn) is too large") {
 		t.Fatalf("notices = %q, detail = %q", notices, res.Detail)
 	}
 	if f.p.Pending() != 1 {

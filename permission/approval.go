@@ -45,10 +45,12 @@ type Request struct {
 	Source string `json:"source,omitempty"`
 	// Reason explains the question, when there is more to say.
 	Reason string `json:"reason,omitempty"`
-	// Suggest is the rule "allow always" would store; empty when none
-	// fits (then "allow always" allows the call once).
-	Suggest string `json:"suggest,omitempty"`
-	Mode    Mode   `json:"mode"`
+	// Suggest is what "allow always" would store, for display; empty
+	// when no rule fits (then "allow always" allows the call once).
+	// SuggestRules are the rules themselves: together they allow the call.
+	Suggest      string   `json:"suggest,omitempty"`
+	SuggestRules []string `json:"suggest_rules,omitempty"`
+	Mode         Mode     `json:"mode"`
 }
 
 // Answer answers a Request.
@@ -291,7 +293,7 @@ func (g *Gate) ask(ctx context.Context, call *tool.Call, v Verdict, d Decision) 
 		d.Reason = strings.TrimSuffix(why, ".") + ", and no one can approve it in this non-interactive run. Do not retry it; do what you can without it, or say what you need."
 		return d
 	}
-	req := Request{CallID: call.ID, Tool: call.Name, Args: call.Args, Rule: v.Rule, Source: v.Source, Reason: v.Reason, Suggest: v.Suggest, Mode: d.Mode}
+	req := Request{CallID: call.ID, Tool: call.Name, Args: call.Args, Rule: v.Rule, Source: v.Source, Reason: v.Reason, Suggest: v.Suggest, SuggestRules: v.SuggestRules, Mode: d.Mode}
 	a, err := g.o.Asker.Ask(ctx, req)
 	switch {
 	case errors.Is(err, ErrTimeout):
@@ -308,14 +310,17 @@ func (g *Gate) ask(ctx context.Context, call *tool.Call, v Verdict, d Decision) 
 		d.Effect, d.Reason = Allow, ""
 	case AllowAlways:
 		d.Effect, d.Reason = Allow, ""
-		rule := a.Rule
-		if rule == "" {
-			rule = v.Suggest
+		rules := v.SuggestRules
+		if a.Rule != "" {
+			rules = []string{a.Rule}
+		} else if len(rules) == 0 && v.Suggest != "" {
+			rules = []string{v.Suggest}
 		}
-		if rule != "" {
-			d.Remembered = rule
+		d.Remembered = strings.Join(rules, ", ")
+		for _, rule := range rules {
 			if err := g.remember(rule, a.Scope); err != nil {
-				d.Reason = "allowed, but the rule was not stored: " + err.Error()
+				d.Reason = "allowed, but the rule " + rule + " was not stored: " + err.Error()
+				break
 			}
 		}
 	default:

@@ -1,13 +1,10 @@
 package permission
 
 import (
-	"context"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 )
 
 // BlockerMode configures the destructive-command blocker.
@@ -282,20 +279,6 @@ func (g *Gate) git(c *command, cwd string) *finding {
 		}
 	}
 	return nil
-}
-
-// dirty reports whether the repository at dir has uncommitted changes;
-// when git cannot tell, it says yes.
-func dirty(dir string) bool {
-	if dir == "" {
-		return true // the directory is not known before the command runs
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no")
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	return err != nil || len(strings.TrimSpace(string(out))) > 0
 }
 
 // find blocks find -delete and find -exec rm on start points the rm

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -161,8 +162,12 @@ type Verdict struct {
 	// By says what decided (see Decision.By).
 	By     string
 	Reason string
-	// Suggest is the rule an "allow always" answer would store.
+	// Suggest is what an "allow always" answer would store, for display:
+	// the rules of SuggestRules joined by ", ".
 	Suggest string
+	// SuggestRules are the rules an "allow always" answer stores: together
+	// they allow the call they were offered for.
+	SuggestRules []string
 	// Args, when non-nil, are the arguments a hook substituted.
 	Args json.RawMessage
 	// Context is text from hooks for the model.
@@ -259,7 +264,8 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 	if mode == ModePlan && !s.readOnly {
 		return Verdict{Effect: Deny, By: "mode", Reason: PlanMessage}
 	}
-	suggest := suggestRule(&s, g.o.Workdir)
+	offered := suggestRules(&s, g.o.Workdir)
+	suggest := strings.Join(offered, ", ")
 	if s.bash != nil && g.o.Blocker != BlockerOff {
 		if f := g.block(s.bash); f != nil {
 			eff := Deny
@@ -274,10 +280,10 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			Reason: fmt.Sprintf("%s is a protected path (repository data, settings or hooks); changing it always needs the user's approval.", p)}
 	}
 	if hv.Effect == Ask {
-		return Verdict{Effect: Ask, By: "hook", Reason: hv.Reason, Suggest: suggest}
+		return Verdict{Effect: Ask, By: "hook", Reason: hv.Reason, Suggest: suggest, SuggestRules: offered}
 	}
 	if r := match(rules, Ask, &s); r != nil {
-		return Verdict{Effect: Ask, By: "rule", Rule: r.Text, Source: r.Source, Suggest: suggest}
+		return Verdict{Effect: Ask, By: "rule", Rule: r.Text, Source: r.Source, Suggest: suggest, SuggestRules: offered}
 	}
 	if hv.Effect == Allow {
 		return Verdict{Effect: Allow, By: "hook", Reason: hv.Reason}
@@ -302,7 +308,7 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			eff = Allow
 		}
 	}
-	return Verdict{Effect: eff, By: "mode", Rule: "mode " + string(mode), Suggest: suggest}
+	return Verdict{Effect: eff, By: "mode", Rule: "mode " + string(mode), Suggest: suggest, SuggestRules: offered}
 }
 
 func orText(s, def string) string {
@@ -399,26 +405,35 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 var subcommandTools = map[string]bool{"git": true, "go": true, "npm": true, "pnpm": true, "yarn": true, "cargo": true,
 	"docker": true, "kubectl": true, "make": false, "pip": true, "uv": true, "bun": true, "dotnet": true, "gh": true, "terraform": true}
 
-// suggestRule is the rule an "allow always" answer stores for s.
-func suggestRule(s *subject, root string) string {
+// suggestRules are the rules an "allow always" answer stores for s: for
+// bash, one for each simple command that is not trivial (every one must
+// be allowed for the call to be, see allowed), so that the answer covers
+// the command it was given for; none when a command's name is not a
+// literal word.
+func suggestRules(s *subject, root string) []string {
 	switch {
 	case s.bash != nil:
 		if !s.bash.ok {
-			return ""
+			return nil
 		}
+		var out []string
 		for _, c := range s.bash.cmds {
-			if len(c.words) == 0 || trivial[c.name()] {
+			if len(c.words) == 0 || trivial[c.name()] && len(c.writes) == 0 {
 				continue
 			}
-			if !c.lit[0] {
-				return ""
+			if !c.lit[0] || strings.ContainsAny(c.words[0], "\n()") {
+				return nil
 			}
 			w := c.words[:1]
-			if subcommandTools[c.name()] && len(c.words) > 1 && c.lit[1] && !strings.HasPrefix(c.words[1], "-") {
+			if subcommandTools[c.name()] && len(c.words) > 1 && c.lit[1] && !strings.HasPrefix(c.words[1], "-") && !strings.ContainsAny(c.words[1], "\n()*") {
 				w = c.words[:2]
 			}
-			return "Bash(" + strings.Join(w, " ") + " *)"
+			r := "Bash(" + strings.Join(w, " ") + " *)"
+			if !slices.Contains(out, r) {
+				out = append(out, r)
+			}
 		}
+		return out
 	case s.path != "":
 		name := "Edit"
 		if s.readOnly {
@@ -430,15 +445,17 @@ func suggestRule(s *subject, root string) string {
 		}
 		if rel, err := filepath.Rel(root, dir); err == nil && within(root, dir) {
 			if rel == "." {
-				return name + "(/**)"
+				return []string{name + "(/**)"}
 			}
-			return name + "(/" + filepath.ToSlash(rel) + "/**)"
+			return []string{name + "(/" + filepath.ToSlash(rel) + "/**)"}
 		}
-		return name + "(/" + filepath.ToSlash(dir) + "/**)"
+		return []string{name + "(/" + filepath.ToSlash(dir) + "/**)"}
 	default:
-		return toolRuleName(s.tool)
+		if r := toolRuleName(s.tool); r != "" {
+			return []string{r}
+		}
 	}
-	return ""
+	return nil
 }
 
 // toolRuleName is the rule naming every call of a rein tool.

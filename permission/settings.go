@@ -25,6 +25,9 @@ type SettingsFile struct {
 	Project bool
 	// Claude is set for Claude Code's files.
 	Claude bool
+	// Trusted is set by LoadSettings for the user's files and the
+	// project files the user trusts: only their hooks may run.
+	Trusted bool `json:"-"`
 
 	Permissions struct {
 		Allow       []string `json:"allow"`
@@ -101,6 +104,10 @@ type LoadOptions struct {
 	Home, ConfigDir string
 	// Trusted says whether the workspace is trusted (see Trust).
 	Trusted bool
+	// TrustedFile, when set, says per file whether a project settings
+	// file is trusted, in place of Trusted: trust follows each file's
+	// content (package trust).
+	TrustedFile func(path string) bool
 	// Tools are rein's names of the tools on offer, to warn about rules
 	// that match none.
 	Tools []string
@@ -112,6 +119,13 @@ type LoadOptions struct {
 // what the user meant to deny.
 func LoadSettings(o LoadOptions) (*Settings, error) {
 	st := &Settings{}
+	// untrusted notes what an untrusted file loses; with TrustedFile the
+	// caller names it all in one notice instead.
+	untrusted := func(format string, a ...any) {
+		if o.TrustedFile == nil {
+			st.Warnings = append(st.Warnings, fmt.Sprintf(format, a...))
+		}
+	}
 	seen := map[string]Effect{}
 	var untrustedAllow, untrustedHooks []string
 	for _, f := range SettingsPaths(o.Workspace, o.Home, o.ConfigDir) {
@@ -126,6 +140,11 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 		if err := decodeSettings(&file, data); err != nil {
 			return nil, err
 		}
+		trusted := o.Trusted
+		if o.TrustedFile != nil {
+			trusted = o.TrustedFile(f.Path)
+		}
+		file.Trusted = !f.Project || trusted
 		st.Files = append(st.Files, &file)
 		base := PathBase{Root: settingsRoot(f.Path), Cwd: o.Workspace, Home: o.Home}
 		lists := []struct {
@@ -138,7 +157,7 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 				if err != nil {
 					return nil, err
 				}
-				if l.eff == Allow && f.Project && !o.Trusted {
+				if l.eff == Allow && f.Project && !trusted {
 					untrustedAllow = append(untrustedAllow, text)
 					continue
 				}
@@ -158,8 +177,8 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 			if err != nil {
 				return nil, fmt.Errorf("settings %s: permissions.defaultMode: %w", f.Path, err)
 			}
-			if f.Project && !o.Trusted && mode != ModePlan && mode != ModeAsk && mode != ModeAutoRead {
-				st.Warnings = append(st.Warnings, fmt.Sprintf("%s: defaultMode %q is ignored until you trust this workspace (rein trust)", f.Path, m))
+			if f.Project && !trusted && mode != ModePlan && mode != ModeAsk && mode != ModeAutoRead {
+				untrusted("%s: defaultMode %q is ignored until you trust this workspace (rein trust)", f.Path, m)
 			} else {
 				st.Mode = mode
 			}
@@ -171,7 +190,7 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 			}
 			st.ApprovalTimeout = d
 		}
-		if len(bytes.TrimSpace(file.Hooks)) > 0 && f.Project && !o.Trusted && string(bytes.TrimSpace(file.Hooks)) != "{}" {
+		if len(bytes.TrimSpace(file.Hooks)) > 0 && f.Project && !trusted && string(bytes.TrimSpace(file.Hooks)) != "{}" {
 			untrustedHooks = append(untrustedHooks, f.Path)
 		}
 		if e := file.Enforce; e != nil {
@@ -181,11 +200,15 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 				default:
 					return nil, fmt.Errorf("settings %s: enforce.blocker %q: use deny, ask or off", f.Path, e.Blocker)
 				}
-				st.Enforce.Blocker = e.Blocker
+				if f.Project && !trusted && e.Blocker != BlockerDeny {
+					untrusted("%s: enforce.blocker %q is ignored until you trust this workspace (rein trust)", f.Path, e.Blocker)
+				} else {
+					st.Enforce.Blocker = e.Blocker
+				}
 			}
 			if e.Sensors != nil {
-				if f.Project && !o.Trusted {
-					st.Warnings = append(st.Warnings, fmt.Sprintf("%s: sensors run commands and are skipped until you trust this workspace (rein trust)", f.Path))
+				if f.Project && !trusted {
+					untrusted("%s: sensors run commands and are skipped until you trust this workspace (rein trust)", f.Path)
 				} else {
 					for i, s := range e.Sensors {
 						if err := s.check(); err != nil {
@@ -196,11 +219,15 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 				}
 			}
 			if e.DefaultSensors != nil {
-				st.Enforce.DefaultSensors = e.DefaultSensors
+				if f.Project && !trusted && !*e.DefaultSensors {
+					untrusted("%s: defaultSensors false is ignored until you trust this workspace (rein trust)", f.Path)
+				} else {
+					st.Enforce.DefaultSensors = e.DefaultSensors
+				}
 			}
 			if e.CommitGate != nil {
-				if f.Project && !o.Trusted && e.CommitGate.Command != "" {
-					st.Warnings = append(st.Warnings, fmt.Sprintf("%s: the commit gate runs a command and is skipped until you trust this workspace (rein trust)", f.Path))
+				if f.Project && !trusted && e.CommitGate.Command != "" {
+					untrusted("%s: the commit gate runs a command and is skipped until you trust this workspace (rein trust)", f.Path)
 				} else {
 					st.Enforce.CommitGate = e.CommitGate
 				}
@@ -208,10 +235,10 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 		}
 	}
 	if len(untrustedAllow) > 0 {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("this workspace is not trusted, so its allow rules (%s) are ignored; rein trust applies them", strings.Join(untrustedAllow, ", ")))
+		untrusted("this workspace is not trusted, so its allow rules (%s) are ignored; rein trust applies them", strings.Join(untrustedAllow, ", "))
 	}
 	if len(untrustedHooks) > 0 {
-		st.Warnings = append(st.Warnings, fmt.Sprintf("this workspace is not trusted, so the hooks in %s do not run; rein trust runs them", strings.Join(untrustedHooks, ", ")))
+		untrusted("this workspace is not trusted, so the hooks in %s do not run; rein trust runs them", strings.Join(untrustedHooks, ", "))
 	}
 	return st, nil
 }

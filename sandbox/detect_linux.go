@@ -57,7 +57,10 @@ func bwrapWorks() bool {
 	if err != nil {
 		return false
 	}
-	cmd := exec.Command(path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "true")
+	// The probe uses every flag bwrapArgs does that an older bwrap or a
+	// locked-down container may refuse (user namespaces, --disable-userns
+	// since bubblewrap 0.8).
+	cmd := exec.Command(path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--", "true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd.Run() == nil
 }

@@ -36,7 +36,11 @@ func wrapHelper(cmd *exec.Cmd, p Policy, confine bool) error {
 		}
 		helper = exe
 	}
-	spec, err := json.Marshal(helperSpec{Confine: confine, Writable: p.writable(), NoNetwork: p.NoNetwork})
+	w := p.writable()
+	if confine && p.TempDir != "" {
+		w = append(w, p.TempDir)
+	}
+	spec, err := json.Marshal(helperSpec{Confine: confine, Writable: w, NoNetwork: p.NoNetwork})
 	if err != nil {
 		return err
 	}
@@ -84,6 +88,12 @@ func helperMain(args []string) int {
 		if err := restrict(spec); err != nil {
 			fmt.Fprintln(os.Stderr, "sandbox helper: cannot apply Landlock:", err)
 			return 126
+		}
+		if spec.NoNetwork {
+			if err := installNoUnix(); err != nil {
+				fmt.Fprintln(os.Stderr, "sandbox helper: cannot apply the seccomp filter:", err)
+				return 126
+			}
 		}
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

@@ -94,13 +94,26 @@ type Policy struct {
 	// Workspace is the directory WorkspaceWrite makes writable; it must
 	// be absolute.
 	Workspace string
-	// Writable lists more directories to make writable; the temporary
-	// directory (os.TempDir) is always writable in WorkspaceWrite.
+	// Writable lists more directories to make writable.
 	Writable []string
-	// Protected lists paths inside writable directories that stay
-	// read-only; nil means DefaultProtected(Workspace). Only bwrap can
-	// honour it (Landlock rules only add access).
+	// TempDir is the command's private temporary directory: writable in
+	// WorkspaceWrite, seen as /tmp under bwrap and named by TMPDIR in
+	// every confined mode. The shared /tmp is not writable. "" means a
+	// directory private to this process, made on first use (see
+	// PrivateTemp).
+	TempDir string
+	// Protected lists paths inside the workspace that stay read-only;
+	// nil means DefaultProtected(Workspace). bwrap binds each existing
+	// one read-only over itself (a mount point cannot be renamed or
+	// removed, so renaming a parent does not get around it); Landlock
+	// cannot (its rules only add access). Missing ones are found by
+	// Watch when a command creates them.
 	Protected []string
+	// Hidden lists files and directories a command may not read; nil
+	// means DefaultHidden of the user's home directory. bwrap mounts an
+	// empty directory (or an empty file) over each existing one;
+	// Landlock cannot hide a path.
+	Hidden []string
 	// Fallback is what happens when no mechanism is available.
 	Fallback Fallback
 	// Backend forces a mechanism; "" picks the best available.
@@ -111,14 +124,37 @@ type Policy struct {
 }
 
 // DefaultProtected returns the paths inside the workspace that stay
-// read-only in WorkspaceWrite: git hooks and rein's own config, which a
-// command could otherwise use to run code outside the sandbox later.
+// read-only in WorkspaceWrite: the files that make programs run outside
+// the sandbox later — git's hooks and config (core.fsmonitor, aliases,
+// filters), rein's own config, and the Claude-style settings and MCP
+// server list that agents read at start-up.
 func DefaultProtected(workspace string) []string {
 	return []string{
 		filepath.Join(workspace, ".git", "hooks"),
 		filepath.Join(workspace, ".git", "config"),
 		filepath.Join(workspace, ".rein"),
+		filepath.Join(workspace, ".claude"),
+		filepath.Join(workspace, ".mcp.json"),
 	}
+}
+
+// DefaultHidden returns the files and directories under home that hold
+// credentials and that commands have no need to read: SSH and GnuPG
+// keys, cloud, container and cluster credentials, and password files.
+// An empty home gives nil.
+func DefaultHidden(home string) []string {
+	if home == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range []string{
+		".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube",
+		".docker", ".netrc", ".git-credentials", ".pgpass", ".config/gh",
+		".pypirc", ".cargo/credentials.toml", ".vault-token",
+	} {
+		out = append(out, filepath.Join(home, filepath.FromSlash(n)))
+	}
+	return out
 }
 
 // UnavailableError is returned by Wrap when the policy asks for
@@ -169,10 +205,24 @@ func Wrap(cmd *exec.Cmd, p Policy) (Backend, error) {
 	if b == Landlock && !helper {
 		b = None // Landlock needs the helper child
 	}
+	if b == Bwrap || b == Landlock {
+		if p.TempDir == "" {
+			tmp, err := PrivateTemp()
+			if err != nil {
+				return None, err
+			}
+			p.TempDir = tmp
+		}
+		if !filepath.IsAbs(p.TempDir) {
+			return None, fmt.Errorf("sandbox: the temporary directory %q is not an absolute path", p.TempDir)
+		}
+	}
 	switch b {
 	case Bwrap:
+		setEnv(cmd, "TMPDIR", "/tmp")
 		return Bwrap, wrapBwrap(cmd, p)
 	case Landlock:
+		setEnv(cmd, "TMPDIR", p.TempDir)
 		return Landlock, wrapHelper(cmd, p, true)
 	case None:
 		if mode != Off && p.Fallback == Refuse {
@@ -264,29 +314,72 @@ func cleanDirs(dirs []string) []string {
 	return out
 }
 
-// writable returns the directories p makes writable.
+// writable returns the directories p makes writable besides the
+// private temporary directory.
 func (p Policy) writable() []string {
-	switch p.Mode {
-	case WorkspaceWrite:
-		return cleanDirs(append([]string{p.Workspace, os.TempDir()}, p.Writable...))
-	case ReadOnly:
-		return nil
+	if p.Mode == WorkspaceWrite {
+		return cleanDirs(append([]string{p.Workspace}, p.Writable...))
 	}
 	return nil
+}
+
+// hidden returns the existing paths p hides, not inside a writable
+// directory (hiding the workspace itself would hide the work).
+func (p Policy) hidden() []string {
+	hid := p.Hidden
+	if hid == nil {
+		home, _ := os.UserHomeDir()
+		hid = DefaultHidden(home)
+	}
+	var out []string
+	for _, h := range hid {
+		if !filepath.IsAbs(h) || strings.Contains(h, "\x00") {
+			continue
+		}
+		if _, err := os.Lstat(h); err != nil {
+			continue
+		}
+		if under(p.Workspace, h) || under(h, p.Workspace) {
+			continue
+		}
+		out = append(out, filepath.Clean(h))
+	}
+	return out
+}
+
+// under reports whether path is dir or inside it.
+func under(dir, path string) bool {
+	if dir == "" {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func (p Policy) protected() []string {
 	if p.Mode != WorkspaceWrite {
 		return nil
 	}
+	var out []string
+	for _, q := range p.protectedAll() {
+		if _, err := os.Lstat(q); err == nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// protectedAll returns the absolute protected paths of p, existing or
+// not.
+func (p Policy) protectedAll() []string {
 	prot := p.Protected
 	if prot == nil {
 		prot = DefaultProtected(p.Workspace)
 	}
 	var out []string
 	for _, q := range prot {
-		if _, err := os.Lstat(q); err == nil && filepath.IsAbs(q) && !strings.Contains(q, "\x00") {
-			out = append(out, q)
+		if filepath.IsAbs(q) && !strings.Contains(q, "\x00") {
+			out = append(out, filepath.Clean(q))
 		}
 	}
 	return out

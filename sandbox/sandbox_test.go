@@ -16,6 +16,9 @@ import (
 
 func TestMain(m *testing.M) {
 	RunHelper()
+	if path := os.Getenv(dialEnv); path != "" {
+		os.Exit(dialMain(path))
+	}
 	os.Exit(m.Run())
 }
 

@@ -29,6 +29,23 @@ type Header struct {
 	// ParentPath is the file the parent session was read from when it was
 	// forked, as a hint for finding it; it may have moved since.
 	ParentPath string `json:"parent_path,omitempty"`
+	// Source says where an imported session came from; nil for a session
+	// rein started itself.
+	Source *Source `json:"source,omitempty"`
+}
+
+// Source is the provenance of a session imported from another
+// harness's recording (see docs/sessions-interop.md).
+type Source struct {
+	// Format names the recording's format: "pi", "claude", "codex",
+	// "opencode" or "rein".
+	Format string `json:"format"`
+	// Version is the format or program version the recording states.
+	Version string `json:"version,omitempty"`
+	// Path is the file it was read from.
+	Path string `json:"path,omitempty"`
+	// ID is the recording's own session id, byte for byte.
+	ID string `json:"id,omitempty"`
 }
 
 // EntryType names the kind of an entry.

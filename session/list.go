@@ -25,6 +25,8 @@ type Info struct {
 	Cwd      string
 	// Parent is the ID of the session this one was forked from.
 	Parent string
+	// Source is where an imported session came from (nil otherwise).
+	Source *Source
 	// Name is from the latest session_info entry.
 	Name string
 	// Entries counts the valid entries; Messages the message entries.
@@ -101,7 +103,7 @@ func Stat(path string) (Info, error) {
 			if err != nil {
 				return err
 			}
-			info.ID, info.Created, info.Cwd, info.Parent = h.ID, h.Created, h.Cwd, h.Parent
+			info.ID, info.Created, info.Cwd, info.Parent, info.Source = h.ID, h.Created, h.Cwd, h.Parent, h.Source
 			return nil
 		}
 		if tooLong {

@@ -279,6 +279,12 @@ func (a *App) frame() tea.Cmd {
 // key handles the keys of the UI itself; the rest go to the editor.
 func (a *App) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if len(a.dialogs) > 0 {
+		if p, ok := a.dialogs[0].(interface{ Passes(tea.KeyPressMsg) bool }); ok && p.Passes(k) {
+			if k.String() == "enter" {
+				return nil, true // a typed prompt waits in the editor until the question is answered
+			}
+			return nil, false
+		}
 		if a.dialogs[0].Key(k) {
 			a.dialogs = a.dialogs[1:]
 		}

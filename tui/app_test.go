@@ -301,15 +301,60 @@ func TestApprovalDialog(t *testing.T) {
 	if !d.shows("Allow bash?") || !d.shows("allow always") {
 		t.Fatalf("dialog:\n%s", d.screen())
 	}
-	d.typ("x") // keys go to the dialog, not the editor
-	if d.app.editor.Value() != "" {
-		t.Fatal("a key reached the editor under a dialog")
-	}
 	d.key(tea.KeyDown, 0)
 	d.key(tea.KeyDown, 0)
 	d.enter()
 	if choice != 2 || d.shows("Allow bash?") {
 		t.Fatalf("choice %d", choice)
+	}
+}
+
+// A question that opens while the user types takes none of it: the
+// letters, digits and the enter go to the editor, and the prompt is
+// still there, unsent, after the answer.
+func TestApprovalDialogKeepsTypedPrompt(t *testing.T) {
+	d := newDriver(t, Options{})
+	choice := -2
+	d.update(OpenDialogMsg{Dialog: &Approval{Title: "Allow bash?", Detail: "make", Reply: func(c int) { choice = c }}})
+	d.typ("fix issue 12")
+	d.enter()
+	if choice != -2 || !d.shows("Allow bash?") {
+		t.Fatalf("typing answered the question: choice %d", choice)
+	}
+	if got := d.app.editor.Value(); got != "fix issue 12" {
+		t.Fatalf("editor holds %q", got)
+	}
+	d.key(tea.KeyDown, 0)
+	d.key(tea.KeyDown, 0)
+	d.enter()
+	if choice != 2 || d.app.editor.Value() != "fix issue 12" {
+		t.Fatalf("choice %d, editor %q", choice, d.app.editor.Value())
+	}
+}
+
+// Deny takes an optional reason.
+func TestApprovalDialogDenyReason(t *testing.T) {
+	d := newDriver(t, Options{})
+	choice, reason := -2, "unset"
+	d.update(OpenDialogMsg{Dialog: &Approval{Title: "Allow bash?", Detail: "psql prod", ReasonFor: 2,
+		ReplyReason: func(c int, r string) { choice, reason = c, r }}})
+	d.typ("3")
+	if !d.shows("reason (optional)") {
+		t.Fatalf("no reason field:\n%s", d.screen())
+	}
+	d.typ("use the staging db")
+	d.enter()
+	if choice != 2 || reason != "use the staging db" || d.shows("Allow bash?") {
+		t.Fatalf("choice %d reason %q", choice, reason)
+	}
+	if d.app.editor.Value() != "" {
+		t.Fatalf("the reason leaked into the editor: %q", d.app.editor.Value())
+	}
+	// Allow once asks for no reason.
+	d.update(OpenDialogMsg{Dialog: &Approval{Title: "Again?", ReasonFor: 2, ReplyReason: func(c int, r string) { choice, reason = c, r }}})
+	d.typ("1")
+	if choice != 0 || reason != "" {
+		t.Fatalf("choice %d reason %q", choice, reason)
 	}
 }
 

@@ -112,6 +112,12 @@ func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*c
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
+	// Another harness's session is imported first; the file is only read.
+	if imported, err := importForeignFor(e, o, path); err != nil {
+		return nil, &exitError{code: 1, err: err}
+	} else if imported != "" {
+		path = imported
+	}
 	flags := cmd.Flags()
 	o.keepThinking = !flags.Changed("thinking")
 	o.keepTools = !flags.Changed("tools")

@@ -26,6 +26,7 @@ A SESSION argument is a file path, a session id or a unique prefix of one, or
 	}
 	cmd.AddCommand(newSessionsListCmd(e), newSessionsShowCmd(e), newSessionsResumeCmd(e), newSessionsForkCmd(e))
 	cmd.AddCommand(newSessionsCompactCmd(e), newSessionsHandoffCmd(e))
+	cmd.AddCommand(newSessionsImportCmd(e), newSessionsExportCmd(e))
 	return cmd
 }
 
@@ -68,6 +69,9 @@ func newSessionsListCmd(e *env) *cobra.Command {
 				title := in.FirstMessage
 				if in.Name != "" {
 					title = in.Name
+				}
+				if in.Source != nil {
+					title += " [from " + in.Source.Format + "]"
 				}
 				if in.Issues > 0 {
 					title += fmt.Sprintf(" [%d issue%s]", in.Issues, plural(in.Issues))

@@ -9,6 +9,7 @@ import (
 func (p *Parser) runFence(final bool) bool {
 	b := p.buf
 	at := -1
+	wait := -1 // start of a line that may become the closing fence
 	for i := 0; i < len(b); i++ {
 		lineBegin := i == 0 && p.fenceLineStart() || i > 0 && b[i-1] == '\n'
 		if !lineBegin {
@@ -22,6 +23,7 @@ func (p *Parser) runFence(final bool) bool {
 		if bytes.HasPrefix(rest, []byte(fence)) {
 			nl := bytes.IndexByte(rest, '\n')
 			if nl < 0 && !final {
+				wait = i
 				break
 			}
 			end := len(b)
@@ -32,13 +34,16 @@ func (p *Parser) runFence(final bool) bool {
 			break
 		}
 		if !final && len(rest) < len(fence) && strings.HasPrefix(fence, string(rest)) {
+			wait = i
 			break
 		}
 	}
 	if at < 0 {
 		// No closing fence yet: keep what might start one.
 		keep := 0
-		if !final {
+		if wait >= 0 {
+			keep = len(b) - wait
+		} else if !final {
 			if k := bytes.LastIndexByte(b, '\n'); k >= 0 && lineBlank(bytes.TrimRight(b[k+1:], "`")) {
 				keep = len(b) - k - 1
 			} else if k < 0 && p.fenceLineStart() && lineBlank(bytes.TrimRight(b, "`")) {

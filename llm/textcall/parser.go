@@ -79,7 +79,7 @@ type Parser struct {
 
 	st        state
 	buf       []byte // bytes not yet classified
-	lineStart bool   // the last byte classified ended a line (or nothing was)
+	lineStart bool   // only blanks were classified since the last line break (or nothing was)
 	started   bool
 	// call state
 	call     []byte
@@ -166,7 +166,13 @@ func (p *Parser) text(s string) {
 		p.held, p.heldWS, p.heldRaw = nil, nil, nil
 		s = held + s
 	}
-	p.lineStart = s[len(s)-1] == '\n'
+	// A line counts as starting while only blanks follow its break, so a
+	// fence indented by blanks sent in an earlier piece is still seen.
+	if k := strings.LastIndexByte(s, '\n'); k >= 0 {
+		p.lineStart = lineBlank([]byte(s[k+1:]))
+	} else {
+		p.lineStart = p.lineStart && lineBlank([]byte(s))
+	}
 	p.emit(Segment{Kind: KindText, Text: s})
 }
 
@@ -282,6 +288,12 @@ func (p *Parser) runText(final bool) bool {
 			}
 		}
 		atStart = false
+	}
+	if !final && atStart && lineFrom < len(b) && lineBlank(b[lineFrom:]) {
+		// Blanks that may indent a fence wait for the rest of their line.
+		p.text(string(b[:lineFrom]))
+		p.buf = append(p.buf[:0], b[lineFrom:]...)
+		return false
 	}
 	p.text(string(b))
 	p.buf = p.buf[:0]

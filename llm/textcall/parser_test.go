@@ -175,3 +175,27 @@ func FuzzParser(f *testing.F) {
 		}
 	})
 }
+
+// TestChunkingDoesNotMatter replays inputs on which the parsed text once
+// depended on how the stream was cut: a fence indented by blanks sent in
+// an earlier piece, and a closing fence line with an info string cut
+// before its line break.
+func TestChunkingDoesNotMatter(t *testing.T) {
+	for _, in := range []string{
+		" ```json\n</tool_call>``` [",
+		"]\n```json]<parameter=[\n```json\n<</tools><parameter=/</function>",
+		"  ```json\n{\"name\":\"ls\",\"arguments\":{}}\n  ```\n",
+		"```text\n<tool_call>\n```json\n<tool_call>{\"name\":\"ls\",\"arguments\":{}}</tool_call>",
+	} {
+		whole := collect(newParser(false), []string{in})
+		for split := 1; split < len(in); split++ {
+			var chunks []string
+			for i := 0; i < len(in); i += split {
+				chunks = append(chunks, in[i:min(len(in), i+split)])
+			}
+			if diff := cmp.Diff(whole, collect(newParser(false), chunks)); diff != "" {
+				t.Fatalf("%q cut every %d bytes (-whole +chunked):\n%s", in, split, diff)
+			}
+		}
+	}
+}

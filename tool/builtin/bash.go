@@ -164,7 +164,7 @@ func sandboxLine(p *sandbox.Policy) string {
 		net = ", no network"
 	}
 	if b == sandbox.Bwrap {
-		protected = " (not .git/hooks, .rein)"
+		protected = " (not .git/hooks, .git/config, .rein, .claude, .mcp.json)"
 	}
 	return "Sandbox: writes only in the workspace and temp dir" + protected + net + "; if it blocks you, ask the user."
 }
@@ -235,7 +235,7 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
 	ownGroupDeathSig(cmd)
 	direct := cmd.Path
-	backend, err := wrapSandbox(cmd, o, root)
+	backend, sweep, err := wrapSandbox(cmd, o, root)
 	wrapped := cmd.Path != direct
 	if err != nil {
 		pr.Close()
@@ -245,7 +245,7 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	if in.Background {
 		pr.Close()
 		pw.Close()
-		return startJob(cmd, o, root, in, backend)
+		return startJob(cmd, o, root, in, backend, sweep)
 	}
 	if err := cmd.Start(); err != nil {
 		pr.Close()
@@ -368,6 +368,7 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	if d.ExitCode != 0 && backend != sandbox.None {
 		status += sandboxHint(out, o.Sandbox)
 	}
+	status += sweep()
 	var b strings.Builder
 	b.Grow(len(out) + len(status) + 2)
 	if out == "" {

@@ -14,8 +14,10 @@ import (
 
 // wrapSandbox confines cmd by the tool's policy. A refusal (no mechanism
 // and a policy that refuses to run unconfined) is an error the model
-// sees, saying what to do.
-func wrapSandbox(cmd *exec.Cmd, o BashOptions, root string) (sandbox.Backend, error) {
+// sees, saying what to do. sweep, called once the command and all it
+// started have ended, moves aside protected files (.mcp.json,
+// .claude/…) the command created and returns a note saying so, or "".
+func wrapSandbox(cmd *exec.Cmd, o BashOptions, root string) (backend sandbox.Backend, sweep func() string, err error) {
 	p := sandbox.Policy{Mode: sandbox.WorkspaceWrite}
 	if o.Sandbox != nil {
 		p = *o.Sandbox
@@ -23,7 +25,33 @@ func wrapSandbox(cmd *exec.Cmd, o BashOptions, root string) (sandbox.Backend, er
 	if p.Workspace == "" {
 		p.Workspace = root
 	}
-	return sandbox.Wrap(cmd, p)
+	sweep = func() string { return "" }
+	if p.Mode == sandbox.Off {
+		b, err := sandbox.Wrap(cmd, p)
+		return b, sweep, err
+	}
+	// rein writes its own records under .rein while the command runs;
+	// made first, it is bound read-only rather than watched.
+	_ = os.MkdirAll(filepath.Join(root, ".rein"), 0o755)
+	w := sandbox.NewWatch(p)
+	b, err := sandbox.Wrap(cmd, p)
+	if err != nil || b == sandbox.None {
+		return b, sweep, err
+	}
+	return b, func() string { return plantedNote(w.Sweep()) }, nil
+}
+
+// plantedNote tells the model which protected files its command
+// created and where they went.
+func plantedNote(moved []sandbox.Planted, err error) string {
+	var b strings.Builder
+	for _, m := range moved {
+		fmt.Fprintf(&b, "\nThe command created %s, which commands may not create (it can make programs run outside the sandbox later); it was moved to %s. Ask the user to create it if it is needed.", m.Path, m.MovedTo)
+	}
+	if err != nil {
+		fmt.Fprintf(&b, "\n%v", err)
+	}
+	return b.String()
 }
 
 // sandboxHint returns a note for the model when a failed command's
@@ -45,7 +73,7 @@ func sandboxHint(out string, p *sandbox.Policy) string {
 
 // startJob starts cmd as a background job whose output goes to a log
 // file under tool.OutputDir, registers it in o.Jobs and returns at once.
-func startJob(cmd *exec.Cmd, o BashOptions, root string, in bashArgs, backend sandbox.Backend) (tool.Result, error) {
+func startJob(cmd *exec.Cmd, o BashOptions, root string, in bashArgs, backend sandbox.Backend, sweep func() string) (tool.Result, error) {
 	dir := filepath.Join(root, filepath.FromSlash(tool.OutputDir))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return tool.Result{}, fmt.Errorf("cannot start the job: %v", err)
@@ -72,6 +100,7 @@ func startJob(cmd *exec.Cmd, o BashOptions, root string, in bashArgs, backend sa
 		_ = cmd.Wait()
 		killGroupNow(pid)
 		unrecord()
+		_ = sweep() // the job's log cannot carry the note: it is closed
 	}()
 	text := fmt.Sprintf("Started background job %d (pid %d); its output goes to %s. It runs until it ends or the session ends.", info.ID, pid, logPath)
 	return tool.Result{

@@ -118,3 +118,55 @@ func countProc(s string) int {
 	}
 	return n
 }
+
+// TestBashPlantedConfigMovedAside plants the files that make programs
+// run at the next start (.mcp.json, .claude/settings.json) with python
+// and the shell: they do not stay, the model is told, nothing is
+// deleted; and /tmp is the call's own, not the shared one.
+func TestBashPlantedConfigMovedAside(t *testing.T) {
+	if sandbox.Detect() == sandbox.None {
+		if os.Getenv("CI") != "" {
+			t.Fatal("no sandbox mechanism; .ci/run installs bubblewrap")
+		}
+		t.Skip("bubblewrap is not installed and the kernel has no Landlock")
+	}
+	w := newWorkspace(t)
+	reg := registry(t, Bash(w, BashOptions{}))
+	res := call(t, reg, "bash", `{"command":"mkdir -p .claude && echo '{\"hooks\":{}}' > .claude/settings.json; if command -v python3 >/dev/null; then python3 -c 'open(\".mcp.json\",\"w\").write(\"{}\")'; else echo '{}' > .mcp.json; fi; echo done"}`)
+	expect(t, res, false, "done")
+	text := res.Text()
+	for _, name := range []string{".mcp.json", ".claude"} {
+		if _, err := os.Lstat(filepath.Join(w.Root, name)); err == nil {
+			t.Errorf("%s planted by the command is still in place", name)
+		}
+		if !strings.Contains(text, "created "+name) {
+			t.Errorf("the result does not name %s: %q", name, text)
+		}
+	}
+	moved, _ := filepath.Glob(filepath.Join(w.Root, ".mcp.json.planted-*"))
+	if len(moved) != 1 {
+		t.Errorf("the planted .mcp.json was not kept aside: %v", moved)
+	}
+
+	shared, err := os.MkdirTemp("/tmp", "rein-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(shared)
+	if err := os.WriteFile(filepath.Join(shared, "keep"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = call(t, reg, "bash", `{"command":"sh -c \"$(printf rm) -rf `+shared+`\"; echo mine > ${TMPDIR:-/tmp}/rein-private-check; cat ${TMPDIR:-/tmp}/rein-private-check"}`)
+	expect(t, res, false, "mine")
+	if _, err := os.Stat(filepath.Join(shared, "keep")); err != nil {
+		t.Errorf("a command deleted a file in the shared /tmp: %v", err)
+	}
+	if _, err := os.Stat("/tmp/rein-private-check"); err == nil {
+		os.Remove("/tmp/rein-private-check")
+		if sandbox.Detect() == sandbox.Bwrap {
+			t.Error("a command wrote into the shared /tmp")
+		}
+	}
+	res = call(t, reg, "bash", `{"command":"cat ${TMPDIR:-/tmp}/rein-private-check"}`)
+	expect(t, res, false, "mine") // the private /tmp lasts for the run
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/reinhq/rein/session"
+)
+
+const piFixture = "../../interop/testdata/pi/session-read-tool-then-followup.jsonl"
+
+func TestSessionsImportExport(t *testing.T) {
+	ws := t.TempDir()
+	before, _ := os.ReadFile(piFixture)
+	code, out, errOut := runCLI(t, "", "sessions", "import", "-C", ws, piFixture)
+	if code != 0 || !strings.Contains(out, "(pi 3, id 01a201f0-9254-7007-a528-c7833d1c5b02)") || !strings.Contains(out, "6 messages, 1 tool calls") {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	if after, _ := os.ReadFile(piFixture); string(after) != string(before) {
+		t.Fatal("the source file changed")
+	}
+	code, out, _ = runCLI(t, "", "sessions", "list", "-C", ws)
+	if code != 0 || !strings.Contains(out, "read hello.txt [from pi]") {
+		t.Fatalf("list: %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, "", "sessions", "show", "-C", ws, "last")
+	if code != 0 || !strings.Contains(out, "→ read hello.txt") || !strings.Contains(out, "DONE: file read.") {
+		t.Fatalf("show: %d %q", code, out)
+	}
+	dst := filepath.Join(t.TempDir(), "out.jsonl")
+	code, _, errOut = runCLI(t, "", "sessions", "export", "-C", ws, "last", "--format", "pi", "-o", dst)
+	if code != 0 || !strings.Contains(errOut, "exported") {
+		t.Fatalf("export: %d %q", code, errOut)
+	}
+	// The export imports again, as the same conversation.
+	code, out, errOut = runCLI(t, "", "sessions", "import", "-C", ws, "--from", "pi", dst)
+	if code != 0 || !strings.Contains(out, "6 messages, 1 tool calls") {
+		t.Fatalf("re-import: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "sessions", "export", "-C", ws, "last", "--format", "md")
+	if code != 0 || !strings.Contains(out, "<details>") || !strings.Contains(out, "| model |") {
+		t.Fatalf("md: %d %q", code, out)
+	}
+}
+
+func TestSessionsImportRefusesGarbage(t *testing.T) {
+	ws := t.TempDir()
+	bad := filepath.Join(t.TempDir(), "garbage.jsonl")
+	os.WriteFile(bad, []byte("\x00\x01\x02binary\xff\n"), 0o600)
+	code, _, errOut := runCLI(t, "", "sessions", "import", "-C", ws, bad)
+	if code != 1 || !strings.Contains(errOut, "not a session of rein, pi, Claude Code, codex or opencode") {
+		t.Fatalf("garbage: %d %q", code, errOut)
+	}
+	if infos, _ := session.List(session.DefaultDir(ws)); len(infos) != 0 {
+		t.Fatalf("a session was written: %v", infos)
+	}
+}
+
+func TestResumeImportsAnotherHarnessesFile(t *testing.T) {
+	ws := t.TempDir()
+	script := writeScript(t, t.TempDir(), `{"text": "Continued."}`)
+	code, out, errOut := runCLI(t, "", "--resume", piFixture, "-C", ws, "-m", "faux", "--script", script, "-p", "go on")
+	if code != 0 || !strings.Contains(out, "Continued.") || !strings.Contains(errOut, "is a pi session; importing it") {
+		t.Fatalf("resume: %d %q %q", code, out, errOut)
+	}
+	_, entries, _, err := session.ReadFile(latestSession(t, ws))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := session.BuildContext(entries, session.LastLeaf(entries))
+	if n := len(c.Messages); n != 8 || c.Messages[0].Text() != "read hello.txt" || c.Messages[7].Text() != "Continued." {
+		t.Fatalf("%d messages: %+v", n, c.Messages)
+	}
+}
