@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/reinhq/rein/compact"
 	"github.com/reinhq/rein/harness"
@@ -42,10 +43,15 @@ func LoadContextConfig(path string) (ContextConfig, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
-		line := lineAt(data, dec.InputOffset())
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			line = lineAt(data, se.Offset)
+		line := jsonErrorLine(data)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			line = lineAt(data, te.Offset)
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if i := bytes.Index(data, []byte(name)); i >= 0 {
+				line = lineAt(data, int64(i))
+			}
 		}
 		return c, &ConfigError{File: path, Line: line, Err: fmt.Errorf("%s: %w (keys: off, no_masking, soft, hard, keep_tokens, keep_turns, reserve, margin, compaction_models, window, max_output)", path, err)}
 	}

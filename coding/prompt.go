@@ -1,6 +1,7 @@
 package coding
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,7 +19,13 @@ func (s *setup) discover(warn bool) *prompt.Found {
 	getenv := s.o.Getenv
 	o := prompt.DiscoverOptions{Workspace: s.ws.Root, Getenv: getenv, Home: getenv("HOME")}
 	if o.Home == "" {
-		o.Home, o.ConfigDir = "-", "-"
+		o.Home, o.ConfigDir, o.ClaudeDir = "-", "-", "-"
+	}
+	if s.o.Workdir == "" {
+		// Started without a workspace named: the folder rein runs in may be
+		// below the workspace (the project root); its context files and
+		// its parents' are loaded up front, as Claude Code does.
+		o.Cwd, _ = os.Getwd()
 	}
 	for _, d := range s.cfg.Skills {
 		switch {

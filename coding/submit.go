@@ -2,6 +2,7 @@ package coding
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/reinhq/rein/harness"
@@ -39,7 +40,14 @@ func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(a.life, cancel)()
-	text = a.Expand(text)
+	inv, invoked := invoke(a.found, text, a.s.o.Warn)
+	if invoked {
+		if inv.Text == "" {
+			return harness.Result{}, fmt.Errorf("/%s cannot be used: %s", inv.Name, strings.Join(inv.Notes, "; "))
+		}
+		text = inv.Text
+		defer a.apply(inv)()
+	}
 	if a.perm.cmds.Has(hook.UserPromptSubmit) {
 		v := a.perm.cmds.UserPromptSubmit(ctx, text)
 		if v.Decision == "block" || v.Stopped {
@@ -64,22 +72,14 @@ func (a *Agent) Expand(text string) string {
 	return out
 }
 
-// expand turns "/name args" into the template's text when a template of
-// that name exists; other text is returned unchanged.
+// expand turns "/name args" into the text of the template, command or
+// skill of that name; other text is returned unchanged.
 func expand(f *prompt.Found, text string, warn func(string)) (string, bool) {
-	name, args, ok := prompt.ParseInvocation(text)
-	if !ok || f == nil {
+	inv, ok := invoke(f, text, warn)
+	if !ok || inv.Text == "" {
 		return text, false
 	}
-	t := f.Template(name)
-	if t == nil {
-		return text, false
-	}
-	out, notes := t.Expand(args)
-	for _, n := range notes {
-		warn("note: " + n)
-	}
-	return out, true
+	return inv.Text, true
 }
 
 // Steer queues text (a template is expanded) for the running prompt: it

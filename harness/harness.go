@@ -43,16 +43,19 @@ import (
 // method (at any time, from any goroutine, including from listeners and
 // hooks). All methods are safe for concurrent use.
 type Harness struct {
-	store   atomic.Pointer[storeRef] // see st; replaced by SwitchStore
-	hooks   *hook.Hooks
-	stop    StopPolicy
-	mw      []tool.Middleware
-	limit   tool.LimitOptions
-	timeout time.Duration
-	clock   func() time.Time
-	wc      *tool.Tool // the work_complete tool (strict mode)
-	cx      *contextState
-	guard   *guard.Guard // nil with NoGuards
+	store atomic.Pointer[storeRef] // see st; replaced by SwitchStore
+	hooks *hook.Hooks
+	stop  StopPolicy
+	mw    []tool.Middleware
+	// decisions are permission decisions waiting for the run to write
+	// them before the next tool result (see logDecision); under mu.
+	decisions []session.Entry
+	limit     tool.LimitOptions
+	timeout   time.Duration
+	clock     func() time.Time
+	wc        *tool.Tool // the work_complete tool (strict mode)
+	cx        *contextState
+	guard     *guard.Guard // nil with NoGuards
 
 	gate      *permission.Gate   // nil without Options.Permissions
 	approvals *permission.Broker // nil without Options.Approvals

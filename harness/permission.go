@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/permission"
@@ -50,7 +51,7 @@ func (h *Harness) newGate(o Options) {
 		}
 		data, err := json.Marshal(d)
 		if err == nil {
-			_ = h.AppendEntry(session.Entry{Type: session.TypeCustom, Kind: PermissionEntryKind, Data: data})
+			h.logDecision(session.Entry{Type: session.TypeCustom, Kind: PermissionEntryKind, Data: data})
 		}
 	}
 	h.gate = permission.New(po)
@@ -84,4 +85,41 @@ func (h *Harness) PendingPermissions() []permission.Request {
 		return nil
 	}
 	return h.approvals.Pending()
+}
+
+// logDecision writes a permission decision to the log in causal order:
+// while idle at once; during a run it waits (decisions come from tool
+// goroutines) until the run writes the next tool result, and is written
+// just before it, so that every decision follows the message holding its
+// call and precedes the call's result.
+func (h *Harness) logDecision(e session.Entry) {
+	h.mu.Lock()
+	if h.phase != PhaseIdle {
+		h.decisions = append(h.decisions, e)
+		h.mu.Unlock()
+		return
+	}
+	h.mu.Unlock()
+	_ = h.AppendEntry(e)
+}
+
+// writeDecisions writes the decisions waiting for their results (see
+// logDecision); called by the run before it writes a tool result.
+func (h *Harness) writeDecisions() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.writeDecisionsLocked()
+}
+
+// writeDecisionsLocked writes the waiting decisions; h.mu is held. A
+// decision the store refuses stays queued for the next try.
+func (h *Harness) writeDecisionsLocked() error {
+	for len(h.decisions) > 0 {
+		if _, err := h.append(h.decisions[0], true); err != nil {
+			return &Error{Code: CodeStore, Op: "permission", Err: fmt.Errorf("writing a permission decision: %w", err)}
+		}
+		h.decisions = h.decisions[1:]
+	}
+	h.decisions = nil
+	return nil
 }

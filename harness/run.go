@@ -187,6 +187,13 @@ func (r *run) handle(ctx context.Context, ev agent.Event, err error) bool {
 		return true
 	case agent.EventMessageEnd:
 		m := *ev.Message
+		if m.Role == llm.RoleToolResult {
+			// The permission decisions of the batch precede its results.
+			if ferr := h.writeDecisions(); ferr != nil {
+				r.fail(ferr)
+				return false
+			}
+		}
 		if perr := h.persist(m); perr != nil {
 			r.fail(perr)
 			return false

@@ -101,6 +101,9 @@ func (h *Harness) flush() error {
 // written stays queued for the next flush, except one the store rejects
 // as invalid, which could never be written: it is dropped and reported.
 func (h *Harness) flushLocked() error {
+	if err := h.writeDecisionsLocked(); err != nil {
+		return err
+	}
 	for len(h.pending) > 0 {
 		e := h.pending[0]
 		_, err := h.append(e, false)

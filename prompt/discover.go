@@ -21,6 +21,14 @@ type DiscoverOptions struct {
 	// Home is the home directory, shown as ~ in paths; empty means the
 	// current user's, "-" none.
 	Home string
+	// ClaudeDir is the user's Claude Code folder, holding CLAUDE.md,
+	// rules/, commands/ and skills/. Empty means $CLAUDE_CONFIG_DIR, else
+	// ~/.claude; "-" means none.
+	ClaudeDir string
+	// Cwd is the folder rein was started in. The context files of every
+	// folder from the filesystem root down to it are loaded up front, as
+	// Claude Code does; empty, or outside Workspace, means Workspace.
+	Cwd string
 	// SkillDirs are extra skill folders, searched after the others.
 	SkillDirs []string
 	// MaxFileBytes and MaxTotalBytes cap the context files, per file and
@@ -45,9 +53,15 @@ type Found struct {
 	// Workspace is the absolute workspace; Root the repository root it is
 	// in, or "" outside a repository.
 	Workspace, Root string
+	// Launch is the folder whose context files, and its parents', were
+	// loaded up front (DiscoverOptions.Cwd, else Workspace).
+	Launch string
 	// ContextFiles are in prompt order: global, then outermost to
 	// innermost.
 	ContextFiles []ContextFile
+	// Rules are the rules files that apply only to some paths (their
+	// front matter names them); the read tool's note brings them in.
+	Rules []Rule
 	// Skills and Templates are sorted by name.
 	Skills    []Skill
 	Templates []Template
@@ -96,6 +110,8 @@ type discovery struct {
 	fsys              fileSystem
 	workspace, root   string
 	configDir, home   string
+	claudeDir, launch string
+	rules             []Rule
 	extraSkills       []string
 	maxFile, maxTotal int
 	filter            func(path, text string) string
@@ -138,10 +154,18 @@ func Discover(o DiscoverOptions) *Found {
 	}
 	d.workspace = filepath.Clean(ws)
 	d.root = repoRoot(d.fsys, d.workspace)
+	d.claudeDir = claudeDir(o.ClaudeDir, d.home, getenv)
+	d.launch = d.workspace
+	if o.Cwd != "" {
+		if cwd, err := filepath.Abs(o.Cwd); err == nil && within(filepath.Clean(cwd), d.workspace) {
+			d.launch = filepath.Clean(cwd)
+		}
+	}
 
-	f := &Found{Workspace: d.workspace, Root: d.root, from: o}
+	f := &Found{Workspace: d.workspace, Root: d.root, Launch: d.launch, from: o}
 	f.from.Workspace = d.workspace
 	f.ContextFiles = d.findContext()
+	f.Rules = d.rules
 	f.Skills = d.findSkills()
 	f.Templates = d.findTemplates()
 	f.Bootstrap = d.findBootstrap()
@@ -165,6 +189,21 @@ func configDir(dir, home string, getenv func(string) string) string {
 		return filepath.Join(getenv("XDG_CONFIG_HOME"), "rein")
 	case home != "":
 		return filepath.Join(home, ".config", "rein")
+	}
+	return ""
+}
+
+// claudeDir resolves DiscoverOptions.ClaudeDir.
+func claudeDir(dir, home string, getenv func(string) string) string {
+	switch {
+	case dir == "-":
+		return ""
+	case dir != "":
+		return dir
+	case getenv("CLAUDE_CONFIG_DIR") != "":
+		return getenv("CLAUDE_CONFIG_DIR")
+	case home != "":
+		return filepath.Join(home, ".claude")
 	}
 	return ""
 }

@@ -56,23 +56,24 @@ func notesText(ns []Note) string {
 	return b.String()
 }
 
-// Context files come global first, then from the repository root down to
-// the workspace; CLAUDE.md only where no AGENTS.md stands beside it;
-// nothing above the repository root.
+// Context files come global first, then from the filesystem root down to
+// the workspace (above the repository root too, as Claude Code reads
+// them); AGENTS.md and CLAUDE.md side by side are both used, AGENTS.md
+// first.
 func TestContextFileOrder(t *testing.T) {
 	root := tree(t, map[string]string{
 		"AGENTS.md":                    "above the repository",
 		"config/AGENTS.md":             "global",
 		"repo/.git/":                   "",
 		"repo/AGENTS.md":               "repo root",
-		"repo/CLAUDE.md":               "ignored: AGENTS.md stands beside it",
+		"repo/CLAUDE.md":               "beside AGENTS.md",
 		"repo/svc/CLAUDE.md":           "service",
 		"repo/svc/api/AGENTS.md":       "innermost",
 		"repo/svc/api/deep/AGENTS.md":  "below the workspace",
 		"repo/svc/api/.rein/prompts/x": "",
 	})
 	f := discoverIn(t, root, "repo/svc/api")
-	want := []string{filepath.Join(root, "config", "AGENTS.md"), filepath.Join(root, "repo", "AGENTS.md"), filepath.Join(root, "repo", "svc", "CLAUDE.md"), "AGENTS.md"}
+	want := []string{filepath.Join(root, "config", "AGENTS.md"), filepath.Join(root, "AGENTS.md"), filepath.Join(root, "repo", "AGENTS.md"), filepath.Join(root, "repo", "CLAUDE.md"), filepath.Join(root, "repo", "svc", "CLAUDE.md"), "AGENTS.md"}
 	if diff := cmp.Diff(want, shown(f.ContextFiles)); diff != "" {
 		t.Fatalf("order (-want +got):\n%s", diff)
 	}
@@ -83,7 +84,7 @@ func TestContextFileOrder(t *testing.T) {
 		t.Fatalf("notes: %v", f.Notes)
 	}
 	text := sessionText(f, f.Env, false, false)
-	order := []string{"global", "repo root", "service", "innermost"}
+	order := []string{"global", "above the repository", "repo root", "beside AGENTS.md", "service", "innermost"}
 	for i, s := range order {
 		if !strings.Contains(text, s) {
 			t.Fatalf("session tier lacks %q:\n%s", s, text)

@@ -49,6 +49,21 @@ func (osFS) Open(name string) (io.ReadCloser, error)    { return os.Open(name) }
 func (osFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(name) }
 func (osFS) EvalSymlinks(name string) (string, error)   { return filepath.EvalSymlinks(name) }
 
+// listingOrder is a fileSystem that can list a folder in the order the
+// filesystem keeps it, unsorted.
+type listingOrder interface {
+	ReadDirUnsorted(name string) ([]fs.DirEntry, error)
+}
+
+func (osFS) ReadDirUnsorted(name string) ([]fs.DirEntry, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
 // errSkip means the file is absent: no note is due.
 var errSkip = errors.New("absent")
 

@@ -11,12 +11,20 @@ import (
 // errNoFrontMatter means the text does not start with a --- line.
 var errNoFrontMatter = errors.New("has no front matter (a block between --- lines at the top)")
 
-// frontMatter is the YAML block of a skill or template. Fields are
-// strings; anything else in the block is ignored.
+// frontMatter is the YAML block of a skill, template, command or rule.
+// Anything else in the block is ignored.
 type frontMatter struct {
-	Name         string `yaml:"name"`
-	Description  string `yaml:"description"`
-	ArgumentHint string `yaml:"argument-hint"`
+	Name         string
+	Description  string
+	ArgumentHint string
+	// Model names the model a command runs with (Claude Code's "model").
+	Model string
+	// AllowedTools are the tools a command or skill may use
+	// ("allowed-tools": a list, or one string of comma- or
+	// blank-separated rules such as "Bash(git add:*), Read").
+	AllowedTools []string
+	// Paths are the globs a rule applies to ("paths").
+	Paths []string
 }
 
 // splitFrontMatter parses the front matter at the top of text and
@@ -45,7 +53,18 @@ func splitFrontMatter(text string) (frontMatter, string, error) {
 	if err := yaml.Unmarshal([]byte(block), &raw); err != nil {
 		return fm, body, fmt.Errorf("has front matter that is not valid YAML (%s)", yamlMessage(err))
 	}
-	for key, dst := range map[string]*string{"name": &fm.Name, "description": &fm.Description, "argument-hint": &fm.ArgumentHint, "argument_hint": &fm.ArgumentHint} {
+	for key, dst := range map[string]*[]string{"allowed-tools": &fm.AllowedTools, "allowed_tools": &fm.AllowedTools, "paths": &fm.Paths} {
+		v, ok := raw[key]
+		if !ok || v == nil {
+			continue
+		}
+		list, err := stringList(v)
+		if err != nil {
+			return fm, body, fmt.Errorf("has front matter whose %q is %v", key, err)
+		}
+		*dst = list
+	}
+	for key, dst := range map[string]*string{"name": &fm.Name, "description": &fm.Description, "argument-hint": &fm.ArgumentHint, "argument_hint": &fm.ArgumentHint, "model": &fm.Model} {
 		v, ok := raw[key]
 		if !ok || v == nil {
 			continue
@@ -60,6 +79,53 @@ func splitFrontMatter(text string) (frontMatter, string, error) {
 		}
 	}
 	return fm, body, nil
+}
+
+// stringList reads a front-matter value that is a list of strings or
+// one string of comma- or blank-separated items; a blank inside
+// parentheses does not separate ("Bash(git add:*)" is one item).
+func stringList(v any) ([]string, error) {
+	switch v := v.(type) {
+	case string:
+		return splitList(v), nil
+	case []any:
+		var out []string
+		for _, item := range v {
+			s, ok := item.(string)
+			if !ok {
+				return nil, fmt.Errorf("a list with an item that is not text (%v)", item)
+			}
+			out = append(out, splitList(s)...)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("neither text nor a list of text")
+}
+
+func splitList(s string) []string {
+	var (
+		out   []string
+		depth int
+		start = 0
+	)
+	flush := func(end int) {
+		if item := strings.TrimSpace(s[start:end]); item != "" {
+			out = append(out, item)
+		}
+	}
+	for i, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
+			flush(i)
+			start = i + 1
+		}
+	}
+	flush(len(s))
+	return out
 }
 
 func yamlMessage(err error) string {

@@ -3,9 +3,11 @@ package prompt
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
 )
@@ -13,8 +15,9 @@ import (
 // jitState remembers, per Builder, which folders below the workspace
 // were looked at for context files and which files were pointed to.
 type jitState struct {
-	found   map[string]string // folder → its context file, or ""
+	found   map[string][]string // folder → its context files
 	pointed map[string]bool
+	rules   map[string]bool // conditional rules already added
 }
 
 // Middleware returns tool middleware that adds a short note to the
@@ -39,6 +42,10 @@ func (b *Builder) Middleware() tool.Middleware {
 			if files := b.nested(args.Path); len(files) > 0 {
 				res.Content = append(res.Content[:len(res.Content):len(res.Content)], llm.Text(jitNote(files)))
 				res.Notes = append(res.Notes[:len(res.Notes):len(res.Notes)], "prompt:context-file")
+			}
+			if text := b.matchingRules(args.Path); text != "" {
+				res.Content = append(res.Content[:len(res.Content):len(res.Content)], llm.Text(text))
+				res.Notes = append(res.Notes[:len(res.Notes):len(res.Notes)], "prompt:rule")
 			}
 			return res
 		}
@@ -68,33 +75,87 @@ func (b *Builder) nested(path string) []string {
 	if dir == ws || !within(dir, ws) {
 		return nil
 	}
-	if b.jit.found == nil {
-		b.jit = jitState{found: map[string]string{}, pointed: map[string]bool{}}
-	}
+	b.jit.init()
 	var out []string
 	for _, d := range contextDirs(dir, ws)[1:] {
-		p, ok := b.jit.found[d]
+		if f.Launch != "" && within(f.Launch, d) {
+			continue // loaded up front
+		}
+		ps, ok := b.jit.found[d]
 		if !ok {
-			p = nestedFile(d)
-			b.jit.found[d] = p
+			ps = nestedFiles(d)
+			b.jit.found[d] = ps
 		}
-		if p == "" || b.jit.pointed[p] {
-			continue
+		for _, p := range ps {
+			if b.jit.pointed[p] {
+				continue
+			}
+			b.jit.pointed[p] = true
+			rel, _ := filepath.Rel(ws, p)
+			out = append(out, filepath.ToSlash(rel))
 		}
-		b.jit.pointed[p] = true
-		rel, _ := filepath.Rel(ws, p)
-		out = append(out, filepath.ToSlash(rel))
 	}
 	return out
 }
 
-// nestedFile returns the usable context file of a folder, or "".
-func nestedFile(dir string) string {
-	for _, name := range []string{AgentsFile, ClaudeFile} {
+func (j *jitState) init() {
+	if j.found == nil {
+		*j = jitState{found: map[string][]string{}, pointed: map[string]bool{}, rules: map[string]bool{}}
+	}
+}
+
+// nestedFiles returns the usable context files of a folder.
+func nestedFiles(dir string) []string {
+	var out []string
+	for _, name := range []string{AgentsFile, ClaudeFile, filepath.Join(".claude", ClaudeFile), ClaudeLocalFile} {
 		p := filepath.Join(dir, name)
 		if _, err := statFile(osFS{}, p); err == nil {
-			return p
+			out = append(out, p)
 		}
 	}
-	return ""
+	return out
+}
+
+// matchingRules returns the text of the conditional rules whose globs
+// match path and that were not added yet, or "".
+func (b *Builder) matchingRules(path string) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f := b.foundLocked()
+	if len(f.Rules) == 0 {
+		return ""
+	}
+	b.jit.init()
+	abs := path
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(f.Workspace, abs)
+	}
+	rel, err := filepath.Rel(f.Workspace, filepath.Clean(abs))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	var sb strings.Builder
+	for _, r := range f.Rules {
+		if b.jit.rules[r.Path] || !matchAny(r.Paths, rel) {
+			continue
+		}
+		b.jit.rules[r.Path] = true
+		text, _, err := readText(osFS{}, r.Path, DefaultMaxFileBytes)
+		if err != nil {
+			continue
+		}
+		_, body, _ := splitFrontMatter(text)
+		fmt.Fprintf(&sb, "[Rule %s applies to %s:]\n%s\n", r.Shown, rel, strings.TrimSpace(body))
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+func matchAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if ok, _ := doublestar.Match(strings.TrimPrefix(g, "./"), rel); ok {
+			return true
+		}
+	}
+	return false
 }

@@ -22,6 +22,10 @@ type Skill struct {
 	Description string
 	// Path is the SKILL.md file; Shown is the path shown in the index.
 	Path, Shown string
+	// AllowedTools are the tools the skill may use without asking while
+	// it runs (front matter "allowed-tools"); Model the model it asks for.
+	AllowedTools []string
+	Model        string
 }
 
 // skillRoot is a folder of skills and the tree its skills must stay in
@@ -44,6 +48,9 @@ func (d *discovery) skillRoots() []skillRoot {
 	}
 	if d.configDir != "" {
 		out = append(out, skillRoot{dir: filepath.Join(d.configDir, "skills")})
+	}
+	if d.claudeDir != "" {
+		out = append(out, skillRoot{dir: filepath.Join(d.claudeDir, "skills")})
 	}
 	for _, dir := range d.extraSkills {
 		out = append(out, skillRoot{dir: dir})
@@ -138,7 +145,8 @@ func (d *discovery) skill(r skillRoot, e fs.DirEntry) (Skill, bool) {
 		d.noteKind("skill", path, "has no description in its front matter; skipped (the index shows the description)")
 		return Skill{}, false
 	}
-	return Skill{Name: name, Description: oneLine(fm.Description, 200), Path: path, Shown: shortPath(path, d.workspace, d.home)}, true
+	return Skill{Name: name, Description: oneLine(fm.Description, 200), Path: path, Shown: shortPath(path, d.workspace, d.home),
+		AllowedTools: fm.AllowedTools, Model: fm.Model}, true
 }
 
 func validSkillName(s string) bool {

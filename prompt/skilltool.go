@@ -17,6 +17,7 @@ const SkillToolName = "skill"
 type skillArgs struct {
 	Name string `json:"name" jsonschema:"The skill's name, as in the skills index."`
 	File string `json:"file,omitempty" jsonschema:"A file of the skill's folder that its instructions name, relative to that folder. Default: SKILL.md."`
+	Args string `json:"args,omitempty" jsonschema:"Arguments for the skill, as a user would type them after /name; they fill its $ARGUMENTS."`
 }
 
 // maxSkillFile caps what the skill tool returns from one file.
@@ -57,6 +58,9 @@ func (b *Builder) loadSkill(in skillArgs) (tool.Result, error) {
 			return tool.Result{}, fmt.Errorf("%s %s", s.Shown, err)
 		}
 		_, body, _ := splitFrontMatter(text)
+		if strings.Contains(body, "$") || in.Args != "" {
+			body = expandClaude(body, in.Args)
+		}
 		out := strings.TrimSpace(body)
 		if cut {
 			out += fmt.Sprintf("\n[cut at %d bytes]", maxSkillFile)

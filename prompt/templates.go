@@ -8,48 +8,114 @@ import (
 	"strings"
 )
 
+// Template sources: where a template was found decides how its
+// arguments are numbered.
+const (
+	// SourceRein templates live in .rein/prompts: $1 is the first
+	// argument, $@ and $ARGUMENTS all of them (pi's convention).
+	SourceRein = "rein"
+	// SourceClaude commands live in .claude/commands: $ARGUMENTS is the
+	// argument text as typed, $0 (or $ARGUMENTS[0]) the first argument,
+	// $1 the second (Claude Code's convention).
+	SourceClaude = "claude"
+)
+
 // Template is a prompt template: a Markdown file whose body becomes the
-// prompt when the user types /name args.
+// prompt when the user types /name args. Claude Code's custom commands
+// are templates too; a command in a subfolder is called /folder:name.
 type Template struct {
 	Name         string
 	Description  string
 	ArgumentHint string
 	Path, Shown  string
 	Body         string
+	// Source is SourceRein or SourceClaude.
+	Source string
+	// Model, when set, is the model the prompt runs with; AllowedTools,
+	// when set, are the only tools it may use (front matter "model" and
+	// "allowed-tools").
+	Model        string
+	AllowedTools []string
+}
+
+// templateDir is a folder of templates and how its files are read.
+type templateDir struct {
+	dir, source string
 }
 
 // templateDirs returns the template folders in priority order: the
-// workspace's .rein/prompts, its parents' up to the repository root, the
-// user's.
-func (d *discovery) templateDirs() []string {
-	var out []string
-	for _, dir := range ancestors(d.workspace, d.root) {
-		out = append(out, filepath.Join(dir, ".rein", "prompts"))
+// launch folder's .rein/prompts and .claude/commands and its parents' up
+// to the repository root, then the user's.
+func (d *discovery) templateDirs() []templateDir {
+	var out []templateDir
+	stop := d.root
+	if stop == "" {
+		stop = d.workspace
+	}
+	for _, dir := range ancestors(d.launch, stop) {
+		out = append(out, templateDir{filepath.Join(dir, ".rein", "prompts"), SourceRein})
+		out = append(out, templateDir{filepath.Join(dir, ".claude", "commands"), SourceClaude})
 	}
 	if d.configDir != "" {
-		out = append(out, filepath.Join(d.configDir, "prompts"))
+		out = append(out, templateDir{filepath.Join(d.configDir, "prompts"), SourceRein})
+	}
+	if d.claudeDir != "" {
+		out = append(out, templateDir{filepath.Join(d.claudeDir, "commands"), SourceClaude})
 	}
 	return out
+}
+
+// templateFile is one Markdown file of a template folder and the name
+// that calls it.
+type templateFile struct{ name, path string }
+
+// templateFiles lists a template folder: its *.md files, and for Claude
+// Code's commands those of its subfolders too, named folder:name.
+func (d *discovery) templateFiles(td templateDir) ([]templateFile, error) {
+	var out []templateFile
+	var walk func(dir, prefix string, depth int) error
+	walk = func(dir, prefix string, depth int) error {
+		entries, err := d.fsys.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			if e.IsDir() {
+				if td.source == SourceClaude && depth < 4 {
+					if err := walk(filepath.Join(dir, e.Name()), prefix+e.Name()+":", depth+1); err != nil && !isAbsent(err) {
+						d.noteKind("template", filepath.Join(dir, e.Name()), fmt.Sprintf("cannot be listed (%v); its commands are skipped", unwrapPath(err)))
+					}
+				}
+				continue
+			}
+			name, ok := strings.CutSuffix(e.Name(), ".md")
+			if !ok || name == "" {
+				continue
+			}
+			out = append(out, templateFile{prefix + name, filepath.Join(dir, e.Name())})
+		}
+		return nil
+	}
+	return out, walk(td.dir, "", 0)
 }
 
 // findTemplates returns the templates sorted by name; a name found twice
 // is taken from the folder of higher priority, with a note.
 func (d *discovery) findTemplates() []Template {
 	byName := map[string]Template{}
-	for _, dir := range d.templateDirs() {
-		entries, err := d.fsys.ReadDir(dir)
+	for _, td := range d.templateDirs() {
+		files, err := d.templateFiles(td)
 		if err != nil {
 			if !isAbsent(err) {
-				d.noteKind("template", dir, fmt.Sprintf("cannot be listed (%v); its templates are skipped", unwrapPath(err)))
+				d.noteKind("template", td.dir, fmt.Sprintf("cannot be listed (%v); its templates are skipped", unwrapPath(err)))
 			}
 			continue
 		}
-		for _, e := range entries {
-			name, ok := strings.CutSuffix(e.Name(), ".md")
-			if !ok || name == "" || strings.HasPrefix(name, ".") {
-				continue
-			}
-			path := filepath.Join(dir, e.Name())
+		for _, tf := range files {
+			name, path := tf.name, tf.path
 			if strings.ContainsAny(name, " \t") {
 				d.noteKind("template", path, "has a space in its name, so /name cannot call it; skipped")
 				continue
@@ -82,7 +148,8 @@ func (d *discovery) findTemplates() []Template {
 				desc = firstLine(body)
 			}
 			byName[name] = Template{Name: name, Description: oneLine(desc, 120), ArgumentHint: fm.ArgumentHint,
-				Path: path, Shown: shortPath(path, d.workspace, d.home), Body: body}
+				Path: path, Shown: shortPath(path, d.workspace, d.home), Body: body,
+				Source: td.source, Model: fm.Model, AllowedTools: fm.AllowedTools}
 		}
 	}
 	out := make([]Template, 0, len(byName))
@@ -100,6 +167,16 @@ func firstLine(s string) string {
 		}
 	}
 	return ""
+}
+
+// ExpandText returns the template's body for the argument text as typed
+// after /name, numbered by the template's Source (see SourceRein and
+// SourceClaude), with notes on placeholders left empty.
+func (t *Template) ExpandText(raw string) (string, []string) {
+	if t.Source == SourceClaude {
+		return expandClaude(t.Body, raw), nil
+	}
+	return t.Expand(SplitArgs(raw))
 }
 
 // Expand returns the template's body with its placeholders replaced: $1
@@ -204,14 +281,24 @@ func SplitArgs(s string) []string {
 // ParseInvocation splits "/name args" into the template name and its
 // arguments; ok is false when line is not of that form.
 func ParseInvocation(line string) (name string, args []string, ok bool) {
+	name, raw, ok := ParseCommand(line)
+	if !ok {
+		return "", nil, false
+	}
+	return name, SplitArgs(raw), true
+}
+
+// ParseCommand splits "/name args" into the name and the argument text
+// as typed (trimmed); ok is false when line is not of that form.
+func ParseCommand(line string) (name, raw string, ok bool) {
 	line = strings.TrimSpace(line)
 	rest, ok := strings.CutPrefix(line, "/")
 	if !ok || rest == "" {
-		return "", nil, false
+		return "", "", false
 	}
-	name, argStr, _ := strings.Cut(rest, " ")
+	name, raw, _ = strings.Cut(rest, " ")
 	if name == "" || strings.ContainsAny(name, "/\t\n") {
-		return "", nil, false
+		return "", "", false
 	}
-	return name, SplitArgs(argStr), true
+	return name, strings.TrimSpace(raw), true
 }

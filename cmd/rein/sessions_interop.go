@@ -41,8 +41,10 @@ left out and why (see docs/sessions-interop.md).`,
 			switch {
 			case latest && len(args) == 0:
 				wd, _ := os.Getwd()
-				home, _ := os.UserHomeDir()
-				found, err := interop.Env{Home: home, Getenv: e.getenv}.Latest(wd, f)
+				if dir != "" {
+					wd, _ = filepath.Abs(dir)
+				}
+				found, err := harnessEnv(e).Latest(wd, f)
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
@@ -166,8 +168,7 @@ could not hold (see docs/sessions-interop.md).`,
 				return &exitError{code: 1, err: err}
 			}
 			if install {
-				home, _ := os.UserHomeDir()
-				out, err = interop.Env{Home: home, Getenv: e.getenv}.InstallPath(s, f, time.Now())
+				out, err = harnessEnv(e).InstallPath(s, f, time.Now())
 				if err != nil {
 					return &exitError{code: 2, err: err}
 				}
@@ -237,4 +238,14 @@ func importForeignFor(e *env, o *runOptions, path string) (string, error) {
 		return "", err
 	}
 	return importForeign(e, path, root)
+}
+
+// harnessEnv is where the other harnesses keep their sessions: under
+// $HOME, moved by their own environment variables.
+func harnessEnv(e *env) interop.Env {
+	home := e.getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return interop.Env{Home: home, Getenv: e.getenv}
 }

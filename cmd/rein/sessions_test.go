@@ -220,9 +220,19 @@ func (b *syncBuffer) String() string {
 
 func waitFor(t *testing.T, b *syncBuffer, s string) {
 	t.Helper()
+	waitForAfter(t, b, s, "")
+}
+
+// waitForAfter waits until s appears, and then next after it ("" for
+// nothing): waitForAfter(…, "Done.", "› ") waits until the line chat is
+// ready for the next line after a reply, so that the line is a prompt and
+// not a steer of the ending run.
+func waitForAfter(t *testing.T, b *syncBuffer, s, next string) {
+	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for time.Now().Before(deadline) {
-		if strings.Contains(b.String(), s) {
+		out := b.String()
+		if i := strings.Index(out, s); i >= 0 && strings.Contains(out[i+len(s):], next) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)

@@ -139,8 +139,8 @@ type BashDetails struct {
 }
 
 func bashDescription(o BashOptions) string {
-	return fmt.Sprintf(`Run a command with %s -c in the workspace root; returns stdout, stderr and the exit code. A fresh shell per call, stdin empty: chain steps with &&. Killed with all it started after timeout seconds (default %d, at most %d) or when the call ends, unless background. Long output keeps start and end; the full text is saved under %s. %s`,
-		shellName(o.Shell), int(o.DefaultTimeout/time.Second), int(o.MaxTimeout/time.Second), tool.OutputDir, sandboxLine(o.Sandbox))
+	return fmt.Sprintf(`Run a command with %s -c in the workspace root; returns stdout, stderr and the exit code. A fresh shell per call, stdin empty: chain steps with &&. Killed with all it started after timeout seconds (default %d, at most %d) or when the call ends, unless background. Long output keeps its start and end. %s`,
+		shellName(o.Shell), int(o.DefaultTimeout/time.Second), int(o.MaxTimeout/time.Second), sandboxLine(o.Sandbox))
 }
 
 // sandboxLine tells the model how its commands are confined.
