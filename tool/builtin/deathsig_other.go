@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package builtin
-
-import "syscall"
-
-func setDeathSig(a *syscall.SysProcAttr) {}
