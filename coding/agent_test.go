@@ -259,3 +259,27 @@ func TestDecisionsLoggedInCausalOrder(t *testing.T) {
 		}
 	}
 }
+
+// A command PostToolUse hook runs at the hooks' place in the chain: its
+// feedback reaches the model in the result, noted as the hook's.
+func TestPostToolUseIsAToolResultHook(t *testing.T) {
+	e := newTestEnv(t)
+	write(t, e.home, map[string]string{".claude/settings.json": `{"hooks": {"PostToolUse": [{"matcher": "LS|Glob|Bash", "hooks": [{"type": "command",
+		"command": "echo 'lint failed' >&2; exit 2"}]}]}}`})
+	ws := t.TempDir()
+	o := e.options(ws, faux.Calls("", faux.Call("ls", `{}`)), faux.Text("done"))
+	a, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Submit(context.Background(), "look"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := o.Provider.(*faux.Provider).Requests()
+	last := reqs[len(reqs)-1].Messages
+	res := last[len(last)-1]
+	if res.Role != llm.RoleToolResult || !strings.Contains(res.Text(), "PostToolUse hook feedback: lint failed") {
+		t.Fatalf("the model saw %q", res.Text())
+	}
+}

@@ -21,31 +21,21 @@
 //
 // # The tool chain
 //
-// Every tool call passes through one chain, built by the harness from the
-// options Open fills in (see harness.Options.Middleware). Outermost first:
+// Every tool call of every front-end passes through one chain, built by
+// harness.ToolChain from the parts Open configures. Outermost first:
 //
-//  1. the permission gate, with the command PreToolUse hooks inside it: a
-//     call the user or a rule refuses never reaches anything below, and
-//     each decision is logged before the call it decided;
-//  2. the typed hooks (tool_call, tool_result), which now include the
-//     command PostToolUse hooks as a tool-result hook, so hooks occupy one
-//     position: they see the call as approved and the result as the model
-//     will see it;
-//  3. the guard, which stops wasted calls (repeats, re-reads, loops)
-//     before they run and records what they returned;
-//  4. the prompt's just-in-time context (context files of folders the
-//     model reads from), added to results that passed the guard;
-//  5. the enforcer (sensors and the commit gate), which checks what a
-//     call changed;
-//  6. the output limit, which cuts long output and saves it whole, after
-//     everything above has added its notes;
-//  7. the timeout, closest to the tool, so that it bounds the tool alone.
+//  1. the permission gate, with the command PreToolUse hooks inside it;
+//     each decision is logged after the message holding the call and
+//     before the call's result;
+//  2. the typed hooks, the command PostToolUse hooks among them (as a
+//     tool_result handler), so that hooks occupy one position;
+//  3. the guard;
+//  4. the prompt's just-in-time context files;
+//  5. the enforcer: sensors after edits, the commit gate;
+//  6. the output limit;
+//  7. the timeout.
 //
-// Permission comes first because nothing, not even a hook, may act on a
-// call the user has not allowed; the guard comes after the hooks so that
-// a hook's rewrite of the arguments is what the guard judges; the limit
-// comes after everything that adds text so the model never gets more than
-// the limit.
+// harness.ToolChain's doc comment gives the reason for each place.
 //
 // # Imports
 //

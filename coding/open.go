@@ -3,7 +3,6 @@ package coding
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/harness"
@@ -56,7 +55,10 @@ func resumeOptions(o *Options, sess *session.Session) {
 		o.Thinking = c.Thinking
 	}
 	if o.Tools == "" && c.ActiveTools != nil {
-		o.Tools = strings.Join(c.ActiveTools, ",")
+		// Every tool the workspace has is handed to the harness, which
+		// activates those the log records and drops, with a note, those
+		// that no longer exist (see harness.GoneTools).
+		o.restoreTools = true
 		if len(c.ActiveTools) == 0 {
 			o.Tools = "none"
 		}

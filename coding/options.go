@@ -44,6 +44,9 @@ type Options struct {
 	// separated, "-name" removing one; "none" offers none; "" means the
 	// coding toolset. MCP servers and the skill tool are added to it.
 	Tools string
+	// restoreTools: a continued session names its active tools; every
+	// built-in tool is handed to the harness, which restores them.
+	restoreTools bool
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
 

@@ -133,7 +133,7 @@ func (ps *perms) apply(s *setup, opts *harness.Options) {
 		sensors = append(permission.DefaultSensors(), sensors...)
 	}
 	enf := &permission.Enforcer{Workdir: root, Sensors: sensors, Gate: st.Enforce.CommitGate, Env: ps.cmds.Env, Exec: ps.cmds.Exec}
-	opts.Middleware = append(opts.Middleware, enf.Middleware(), ps.cmds.ToolMiddleware())
+	opts.Middleware = append(opts.Middleware, enf.Middleware())
 }
 
 // install registers the Stop and PreCompact command hooks and runs the

@@ -24,6 +24,9 @@ func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
 		return nil, err
 	}
 	spec := strings.TrimSpace(s.o.Tools)
+	if s.o.restoreTools && spec == "" {
+		return all, nil
+	}
 	if spec == "" {
 		spec = "coding"
 	}

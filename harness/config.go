@@ -133,14 +133,23 @@ func (h *Harness) System() []llm.SystemPart {
 	return slices.Clone(h.cfg.system)
 }
 
-// SetTools replaces the tools and the active tool names (nil: all).
+// SetTools replaces the tools and the active tool names (nil: all, or,
+// on a resumed session whose active tools were not named since, the
+// tools its log records that tools holds; see GoneTools).
 func (h *Harness) SetTools(tools *tool.Registry, active []string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	c := h.cfg
-	if err := h.setTools(&c, tools, active); err != nil {
+	var err error
+	if active == nil && h.restoring {
+		err = h.restoreLocked(&c, tools)
+	} else {
+		err = h.setTools(&c, tools, active)
+	}
+	if err != nil {
 		return &Error{Code: CodeConfig, Op: "set_tools", Err: err}
 	}
+	h.restoring = h.restoring && active == nil
 	h.cfg = c
 	return nil
 }
@@ -155,7 +164,7 @@ func (h *Harness) SetActiveTools(names []string) error {
 	if err := h.setTools(&c, c.tools, names); err != nil {
 		return &Error{Code: CodeConfig, Op: "set_active_tools", Err: err}
 	}
-	h.cfg = c
+	h.cfg, h.restoring = c, false
 	return nil
 }
 

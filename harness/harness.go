@@ -47,6 +47,9 @@ type Harness struct {
 	hooks *hook.Hooks
 	stop  StopPolicy
 	mw    []tool.Middleware
+	// promptMW and guardMW are their parts of the tool chain (nil when
+	// off); see ToolChain.
+	promptMW, guardMW tool.Middleware
 	// decisions are permission decisions waiting for the run to write
 	// them before the next tool result (see logDecision); under mu.
 	decisions []session.Entry
@@ -75,7 +78,15 @@ type Harness struct {
 	followM  QueueMode
 	pending  []session.Entry
 	recorded recorded
-	conv     conv
+	// gone are tools the log recorded that no longer exist (see
+	// restoreTools); goneFresh: not yet written to the log, nor told.
+	// restore holds the recorded active tools while restoring is on.
+	restore    []string
+	restoring  bool
+	gone       []string
+	goneLogged []string
+	goneTold   bool
+	conv       conv
 }
 
 // config is the latest configuration. Values are replaced, never
@@ -129,8 +140,9 @@ func New(o Options) (*Harness, error) {
 	mw := o.Middleware
 	systemFunc := o.SystemFunc
 	var g *guard.Guard
+	var promptMW, guardMW tool.Middleware
 	if o.Prompt != nil {
-		mw = append([]tool.Middleware{o.Prompt.Middleware()}, mw...)
+		promptMW = o.Prompt.Middleware()
 		if systemFunc == nil {
 			systemFunc = promptSystem(o.Prompt)
 		}
@@ -144,14 +156,14 @@ func New(o Options) (*Harness, error) {
 			}
 			g = guard.New(guard.Options{Config: o.GuardConfig, Workdir: o.Limit.Workdir, Tools: names})
 		}
-		mw = append([]tool.Middleware{g.Middleware()}, mw...)
+		guardMW = g.Middleware()
 	}
 	cx, err := newContextState(&o)
 	if err != nil {
 		return nil, &Error{Code: CodeConfig, Op: op, Err: err}
 	}
 	h := &Harness{cx: cx, guard: g,
-		hooks: o.Hooks, stop: o.Stop, mw: mw,
+		hooks: o.Hooks, stop: o.Stop, mw: mw, promptMW: promptMW, guardMW: guardMW,
 		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),
 	}
@@ -178,6 +190,12 @@ func New(o Options) (*Harness, error) {
 		return nil, wrap(op, CodeConfig, err)
 	}
 	h.recorded = recordedFrom(h.st().Context())
+	if o.ActiveTools == nil && h.recorded.toolsKnown {
+		h.restore, h.restoring, h.goneLogged = h.recorded.tools, true, h.loggedGone()
+		if err := h.restoreLocked(&h.cfg, o.Tools); err != nil {
+			return nil, wrap(op, CodeConfig, err)
+		}
+	}
 	if o.Prompt != nil {
 		h.Subscribe(refreshOnCompaction(o.Prompt))
 	}

@@ -55,11 +55,11 @@ type Options struct {
 	Guard       *guard.Guard
 	GuardConfig *guard.Config
 	NoGuards    bool
-	// Middleware wraps every tool call (permissions, say). The chain is,
+	// Middleware wraps every tool call (the enforcer, say). The chain is,
 	// outermost first: the permission gate (Permissions), the hooks' tool
-	// middleware (tool_call, tool_result),
-	// the guard, Middleware in order, tool.Limit(Limit),
-	// tool.Timeout(ToolTimeout), the tool.
+	// middleware (tool_call, tool_result), the guard, the prompt's
+	// just-in-time context, Middleware in order, tool.Limit(Limit),
+	// tool.Timeout(ToolTimeout), the tool; ToolChain says why.
 	Middleware []tool.Middleware
 	// Permissions, when set, put a permission gate outside the whole tool
 	// chain, before the hooks (see package permission). Every decision is

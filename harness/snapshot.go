@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/llm"
@@ -44,6 +46,8 @@ func (r *run) snapshot(ctx context.Context) error {
 	h := r.h
 	h.mu.Lock()
 	c := h.cfg
+	gone, tell := h.gone, !h.goneTold && len(h.gone) > 0
+	h.goneTold = true
 	h.mu.Unlock()
 	s := Snapshot{
 		Provider: c.provider, Model: c.model, Thinking: c.thinking, MaxTokens: c.maxTokens, Temperature: c.temp,
@@ -60,8 +64,14 @@ func (r *run) snapshot(ctx context.Context) error {
 		}
 		s.System = sys
 	}
+	if len(gone) > 0 {
+		s.System = append(slices.Clip(s.System), goneNote(gone))
+	}
 	if err := h.record(&c); err != nil {
 		return err
+	}
+	if tell {
+		r.tell(ctx, agent.Event{Type: EventContextNotice, Detail: goneDetail(gone)})
 	}
 	r.snap = s
 	return nil
@@ -86,18 +96,56 @@ func callSystem(ctx context.Context, f SystemFunc, s Snapshot) (parts []llm.Syst
 	return f(ctx, s)
 }
 
-// middleware is the tool chain of a turn (outermost first): the
-// permission gate, the hooks' tool middleware, the caller's middleware, the output limit, the
-// timeout.
+// middleware is the tool chain of a turn; see ToolChain.
 func (r *run) middleware(m llm.Model) []tool.Middleware {
 	h := r.h
 	lim := h.limit
 	if lim.ContextWindow == 0 {
 		lim.ContextWindow = m.ContextWindow
 	}
-	mws := make([]tool.Middleware, 0, len(h.mw)+4)
-	mws = append(mws, h.gateMiddleware()...)
-	mws = append(mws, h.hooks.ToolMiddleware(r.hookFailed))
-	mws = append(mws, h.mw...)
-	return append(mws, tool.Limit(lim), tool.Timeout(h.timeout))
+	var gate tool.Middleware
+	if g := h.gateMiddleware(); len(g) > 0 {
+		gate = g[0]
+	}
+	return ToolChain(Chain{Gate: gate, Hooks: h.hooks.ToolMiddleware(r.hookFailed), Guard: h.guardMW, Prompt: h.promptMW,
+		Middleware: h.mw, Limit: lim, Timeout: h.timeout})
+}
+
+// Chain holds the parts of the tool chain; nil parts are left out.
+type Chain struct {
+	Gate, Hooks, Guard, Prompt tool.Middleware
+	// Middleware are the caller's (Options.Middleware: the enforcer's
+	// sensors and commit gate, say).
+	Middleware []tool.Middleware
+	Limit      tool.LimitOptions
+	Timeout    time.Duration
+}
+
+// ToolChain is the one order every tool call passes through, outermost
+// first, and why:
+//
+//  1. the permission gate (command PreToolUse hooks run inside it):
+//     nothing below, not even a hook, acts on a call the user or a rule
+//     has not allowed;
+//  2. the typed hooks (tool_call before, tool_result after — the command
+//     PostToolUse hooks among them): they see the call as allowed and
+//     the result as the model will get it, and may rewrite either;
+//  3. the guard: it judges the call as the hooks left it, stops wasted
+//     calls before they run and records what they returned;
+//  4. the prompt's just-in-time context: context files of the folders a
+//     call reads from, added only to calls that did run;
+//  5. the caller's middleware, such as the enforcer's sensors and commit
+//     gate, which check what a call changed;
+//  6. the output limit: after everything that adds text, so that no
+//     result exceeds it (the whole output is saved);
+//  7. the timeout, closest to the tool, so that it bounds the tool alone.
+func ToolChain(c Chain) []tool.Middleware {
+	mws := make([]tool.Middleware, 0, len(c.Middleware)+6)
+	for _, m := range []tool.Middleware{c.Gate, c.Hooks, c.Guard, c.Prompt} {
+		if m != nil {
+			mws = append(mws, m)
+		}
+	}
+	mws = append(mws, c.Middleware...)
+	return append(mws, tool.Limit(c.Limit), tool.Timeout(c.Timeout))
 }

@@ -156,5 +156,8 @@ func (h *Harness) record(c *config) error {
 		}
 		r.tools, r.toolsKnown = c.names, true
 	}
+	if err := h.recordGoneLocked(); err != nil {
+		return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the tools that are gone: %w", err)}
+	}
 	return nil
 }

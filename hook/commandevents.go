@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/reinhq/rein/tool"
 )
@@ -52,7 +53,9 @@ const NotePostToolUse = "hook:post_tool_use"
 // ToolMiddleware returns middleware that runs the PostToolUse hooks after
 // each call: a block (exit status 2 or "decision": "block") and
 // additionalContext are added to the result for the model; "continue":
-// false ends the run after the batch.
+// false ends the run after the batch. Install runs the same hooks as a
+// typed tool_result handler instead, so that they sit where the other
+// hooks do; use one or the other.
 func (c *Commands) ToolMiddleware() tool.Middleware {
 	return func(next tool.Handler) tool.Handler {
 		if !c.Has(PostToolUse) {
@@ -60,30 +63,46 @@ func (c *Commands) ToolMiddleware() tool.Middleware {
 		}
 		return func(ctx context.Context, call *tool.Call) tool.Result {
 			res := next(ctx, call)
-			name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
-			resp, _ := json.Marshal(map[string]any{"content": res.Text(), "is_error": res.IsError, "details": res.Details})
-			v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
-				Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
-			var add string
-			if v.Decision == "block" {
-				add = "PostToolUse hook feedback: " + v.Reason
+			p := c.postToolUse(ctx, call, res)
+			if p.Content != nil {
+				res.Content = p.Content
 			}
-			if v.Context != "" {
-				if add != "" {
-					add += "\n"
-				}
-				add += v.Context
-			}
-			if add != "" {
-				res.Content = append(res.Content, tool.Text("\n\n"+add).Content...)
-				res.Notes = append(res.Notes, NotePostToolUse)
-			}
-			if v.Stopped && res.Stop == "" {
-				res.Stop = v.Stop
+			res.Notes = append(res.Notes, p.Notes...)
+			if p.Stop != "" && res.Stop == "" {
+				res.Stop = p.Stop
 			}
 			return res
 		}
 	}
+}
+
+// postToolUse runs the PostToolUse hooks on a call's result and returns
+// the patch: the feedback and context appended to the content, a note,
+// and the stop reason of a hook that said "continue": false.
+func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Result) ToolResultResult {
+	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
+	resp, _ := json.Marshal(map[string]any{"content": res.Text(), "is_error": res.IsError, "details": res.Details})
+	v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
+	var add string
+	if v.Decision == "block" {
+		add = "PostToolUse hook feedback: " + v.Reason
+	}
+	if v.Context != "" {
+		if add != "" {
+			add += "\n"
+		}
+		add += v.Context
+	}
+	var p ToolResultResult
+	if add != "" {
+		p.Content = append(slices.Clone(res.Content), tool.Text("\n\n"+add).Content...)
+		p.Notes = []string{NotePostToolUse}
+	}
+	if v.Stopped {
+		p.Stop = v.Stop
+	}
+	return p
 }
 
 // UserPromptSubmit runs the UserPromptSubmit hooks on a prompt. A
@@ -110,7 +129,8 @@ func (c *Commands) Notify(ctx context.Context, message string) {
 	c.Run(ctx, Input{HookEventName: Notification, Message: message})
 }
 
-// Install registers the Stop and PreCompact command hooks on h: a Stop
+// Install registers the Stop, PostToolUse and PreCompact command hooks
+// on h (PostToolUse as a tool_result handler, see ToolMiddleware): a Stop
 // hook that blocks keeps the agent going with its reason, and the next
 // Stop call has stop_hook_active set; after MaxStopBlocks blocks in a row
 // the agent may stop. A PreCompact hook that blocks cancels the
@@ -153,6 +173,11 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 				c.mu.Unlock()
 				return AgentStopResult{Block: true, Message: v.Reason}, nil
 			}, Name("command hooks: Stop")))
+	}
+	if c.Has(PostToolUse) {
+		removes = append(removes, h.OnToolResult(func(ctx context.Context, e *ToolResultEvent) (ToolResultResult, error) {
+			return c.postToolUse(ctx, e.Call, e.Result), nil
+		}, Name("command hooks: PostToolUse")))
 	}
 	if c.Has(PreCompact) {
 		removes = append(removes, h.OnBeforeCompaction(func(ctx context.Context, e *CompactionEvent) (SummaryResult, error) {

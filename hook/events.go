@@ -204,6 +204,11 @@ type ToolResultResult struct {
 	Content []llm.Content
 	// IsError, when non-nil, replaces the error flag.
 	IsError *bool
+	// Notes are added to the result's notes (see tool.Result.Notes).
+	Notes []string
+	// Stop, when set and the result has no stop reason yet, ends the run
+	// after the batch with this reason.
+	Stop string
 }
 
 // OnToolResult registers a tool_result handler (transform). The returned
@@ -223,6 +228,10 @@ func (h *Hooks) RunToolResult(ctx context.Context, e *ToolResultEvent) (tool.Res
 		}
 		if r.IsError != nil {
 			e.Result.IsError = *r.IsError
+		}
+		e.Result.Notes = append(e.Result.Notes, r.Notes...)
+		if r.Stop != "" && e.Result.Stop == "" {
+			e.Result.Stop = r.Stop
 		}
 		return false
 	})

@@ -119,6 +119,9 @@ func (m *mockModel) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(r.URL.Path, "/chat/completions"):
 		m.record(body)
 		m.openAI(w, m.reply(body))
+	case strings.HasSuffix(r.URL.Path, "/responses"):
+		m.record(body)
+		m.responses(w, m.reply(body))
 	case strings.HasSuffix(r.URL.Path, "/messages"):
 		m.record(body)
 		var req struct {
@@ -197,6 +200,11 @@ func (m *mockModel) anthropic(w http.ResponseWriter, rep mockReply, stream bool)
 // rpcLines sends commands to a JSON-lines program and returns the
 // response lines, reading until want responses have come.
 func rpcSession(t *testing.T, dir string, env []string, want int, commands []string, name string, args ...string) []string {
+	return rpcSessionMatch(t, dir, env, want, `"type":"response"`, commands, name, args...)
+}
+
+// rpcSessionMatch is rpcSession counting the lines that contain match.
+func rpcSessionMatch(t *testing.T, dir string, env []string, want int, match string, commands []string, name string, args ...string) []string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -217,7 +225,7 @@ func rpcSession(t *testing.T, dir string, env []string, want int, commands []str
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for len(lines) < want && sc.Scan() {
-		if l := sc.Text(); strings.Contains(l, `"type":"response"`) {
+		if l := sc.Text(); strings.Contains(l, match) {
 			lines = append(lines, l)
 		}
 	}
@@ -227,4 +235,19 @@ func rpcSession(t *testing.T, dir string, env []string, want int, commands []str
 		t.Fatalf("%s: %d of %d responses; stderr:\n%s", filepath.Base(name), len(lines), want, clipOut(errb.String()))
 	}
 	return lines
+}
+
+// responses answers an OpenAI Responses API request, streamed.
+func (m *mockModel) responses(w http.ResponseWriter, rep mockReply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	item := map[string]any{"type": "message", "role": "assistant", "id": "msg_mock", "status": "completed",
+		"content": []any{map[string]any{"type": "output_text", "text": rep.Text, "annotations": []any{}}}}
+	if rep.Tool != "" {
+		item = map[string]any{"type": "function_call", "id": "fc_mock", "status": "completed", "name": rep.Tool, "arguments": rep.ToolArgs, "call_id": "call_mock1"}
+	}
+	sse(w, "response.created", map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_mock"}})
+	sse(w, "response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	sse(w, "response.completed", map[string]any{"type": "response.completed", "response": map[string]any{"id": "resp_mock",
+		"usage": map[string]any{"input_tokens": 100, "input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens": 10,
+			"output_tokens_details": map[string]int{"reasoning_tokens": 0}, "total_tokens": 110}}})
 }

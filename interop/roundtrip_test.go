@@ -68,3 +68,39 @@ func TestImportPiFixtures(t *testing.T) {
 		t.Fatalf("listed source %+v", src)
 	}
 }
+
+// Linear formats keep the active branch: the same messages, calls and
+// results in order.
+func TestRoundTripLinearFormats(t *testing.T) {
+	path := sample(t)
+	_, orig, _, err := session.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := shapeOf(t, orig, false)
+	for _, f := range []Format{OpenCode, Codex} {
+		t.Run(string(f), func(t *testing.T) {
+			c, out := roundTrip(t, path, f)
+			got := shapeOf(t, c.Entries, false)
+			if !reflect.DeepEqual(stripThinking(got), stripThinking(want)) {
+				t.Fatalf("round trip through %s changed the branch:\n got %+v\nwant %+v\nexport:\n%s", f, got, want, out)
+			}
+		})
+	}
+}
+
+// stripThinking leaves thinking out: formats that cannot carry its
+// signature keep its text, which is compared elsewhere.
+func stripThinking(msgs []shapeMsg) []shapeMsg {
+	out := make([]shapeMsg, len(msgs))
+	for i, m := range msgs {
+		m.Parent = -1
+		var texts []string
+		for _, t := range m.Texts {
+			texts = append(texts, strings.TrimPrefix(t, "thinking:"))
+		}
+		m.Texts = texts
+		out[i] = m
+	}
+	return out
+}

@@ -19,7 +19,7 @@ var toolNames = map[Format]map[string]string{
 		"Grep": "grep", "Glob": "find", "LS": "ls"},
 	OpenCode: {"read": "read", "write": "write", "edit": "edit", "multiedit": "edit", "bash": "bash",
 		"grep": "grep", "glob": "find", "list": "ls"},
-	Codex: {"shell": "bash", "shell_command": "bash", "exec_command": "bash", "local_shell": "bash",
+	Codex: {"shell": "bash", "shell_command": "bash", "exec_command": "bash", "local_shell": "bash", "container.exec": "bash",
 		"read": "read", "write": "write", "edit": "edit", "grep": "grep", "find": "find", "ls": "ls"},
 }
 
@@ -97,7 +97,7 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 		out = map[string]string{"read": "read", "write": "write", "edit": "edit", "bash": "bash", "grep": "grep", "find": "glob", "ls": "list"}[name]
 	case Codex:
 		if name == "bash" {
-			out = "shell_command"
+			out = "exec_command"
 		}
 	}
 	if name == "bash" && (f == Claude || f == OpenCode || f == Codex) {
@@ -117,8 +117,8 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 	}
 	names := keyNames[f]
 	switch {
-	case f == Codex:
-		names = map[string]string{"timeout_ms": "timeout"}
+	case f == Codex && name != "bash":
+		names = nil
 	case (f == Claude || f == OpenCode) && (name == "grep" || name == "find" || name == "ls"):
 		names = without(names, "path")
 	}

@@ -7,7 +7,9 @@
 //   - known formats, found by pattern: provider keys (sk-…, sk-ant-…,
 //     AIza…), GitHub tokens (ghp_…, gho_…, github_pat_…), AWS access key
 //     ids (AKIA…, ASIA…), Slack tokens (xox…), JSON Web Tokens, PEM
-//     private key blocks and Bearer credentials;
+//     private key blocks and Bearer credentials; key material without its
+//     armour (PEM and OpenSSH body lines, DER and key blobs, see
+//     maskKeyMaterial) and the passwords of URLs (scheme://user:pass@);
 //   - known values: the values of environment variables whose names look
 //     like secrets (see SecretName), and any value added with New. Each
 //     value is also matched in its JSON-escaped form and as the standard
@@ -140,10 +142,10 @@ func (r *Redactor) String(s string) string {
 	if r != nil && r.hasValue && r.index.containsAny(s) {
 		s = r.values.Replace(s)
 	}
-	if !maybePattern(s) {
-		return s
+	if maybePattern(s) {
+		s = patterns().ReplaceAllString(s, Mask)
 	}
-	return patterns().ReplaceAllString(s, Mask)
+	return maskURLPasswords(maskKeyMaterial(s))
 }
 
 // Bytes returns b with every secret masked; b itself is not changed, and

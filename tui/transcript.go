@@ -194,6 +194,10 @@ func (t *Transcript) Apply(ev Event) {
 		}
 	case harness.EventCompaction:
 		t.Notice("the conversation was compacted")
+	case harness.EventContextNotice:
+		// A digest stood in for a summary, tools of a resumed session
+		// are gone, a compaction could not run.
+		t.Notice(ev.Detail)
 	}
 }
 
