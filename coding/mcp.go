@@ -8,23 +8,41 @@ import (
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/tool"
+	"github.com/reinhq/rein/trust"
 )
 
 // MCPConfig reads the MCP servers of the user and of workspace, with
-// the servers named in disable (or all, for "all") turned off. A
-// workspace the user does not trust gets none of its own servers (and
-// Warn says so).
+// the servers named in disable (or all, for "all") turned off. The
+// workspace's own files (.mcp.json, the mcpServers of .rein/config.json)
+// count only when the user trusts their content (and Warn says which
+// wait).
 func MCPConfig(o Options, workspace string, disable []string) (*mcp.Config, error) {
 	o.defaults()
-	dir := ConfigDir(o.Getenv)
-	paths := mcp.Paths(dir, workspace)
+	var st *trust.Status
 	if workspace != "" {
-		if t := TrustStore(o.Getenv); t.Path == "" || !t.Trusted(workspace) {
-			// A cloned repository must not start commands by being opened:
-			// its own servers wait until the user trusts it.
-			paths = mcp.Paths(dir, "")
-			if pc, err := mcp.LoadFiles(mcp.Paths("", workspace)...); err == nil && len(pc.Servers) > 0 {
-				o.Warn("the workspace's MCP servers (" + strings.Join(pc.Names(), ", ") + ") start once you trust it: rein trust")
+		var err error
+		if st, err = WorkspaceTrust(o, workspace); err != nil {
+			return nil, err
+		}
+	}
+	return mcpConfig(o, workspace, disable, st, true)
+}
+
+// mcpConfig is MCPConfig with the workspace's trust known; warn says
+// whether to name the servers left out.
+func mcpConfig(o Options, workspace string, disable []string, st *trust.Status, warn bool) (*mcp.Config, error) {
+	dir := ConfigDir(o.Getenv)
+	paths := mcp.Paths(dir, "")
+	if workspace != "" {
+		for _, p := range mcp.Paths("", workspace) {
+			if st.Trusted(p) {
+				paths = append(paths, p)
+				continue
+			}
+			// A cloned repository must not start commands by being
+			// opened: its own servers wait until the user trusts them.
+			if pc, err := mcp.LoadFiles(p); err == nil && len(pc.Servers) > 0 && warn {
+				o.Warn("the MCP servers of " + p + " (" + strings.Join(pc.Names(), ", ") + ") start once you trust it: rein trust")
 			}
 		}
 	}

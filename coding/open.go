@@ -104,7 +104,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	}
 	var mcpCfg *mcp.Config
 	if !s.noTools() {
-		if mcpCfg, err = MCPConfig(o, s.ws.Root, o.DisableMCP); err != nil {
+		if mcpCfg, err = mcpConfig(o, s.ws.Root, o.DisableMCP, s.trust, false); err != nil {
 			return nil, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/trust"
 )
 
 // Open refuses a workspace it cannot use with a *WorkspaceError that
@@ -67,11 +68,15 @@ func TestOpenMalformedConfig(t *testing.T) {
 				// A server that would leave a marker if it were started.
 				files[".mcp.json"] = `{"mcpServers": {"m": {"command": "sh", "args": ["-c", "touch ` + marker + `"]}}}`
 			}
+			write(t, ws, files)
 			// Trusted, so that the workspace's settings and servers count.
-			if err := TrustStore(e.getenv).Add(ws); err != nil {
+			snap, err := trust.Scan(ws)
+			if err != nil {
 				t.Fatal(err)
 			}
-			write(t, ws, files)
+			if err := TrustStore(e.getenv).Accept(snap); err != nil {
+				t.Fatal(err)
+			}
 			a, err := Open(context.Background(), e.options(ws, faux.Text("hi")))
 			var ce *ConfigError
 			if !errors.As(err, &ce) {

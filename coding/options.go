@@ -7,6 +7,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/trust"
 )
 
 // Options configure Open. The zero value opens the project around the
@@ -44,6 +45,11 @@ type Options struct {
 	// separated, "-name" removing one; "none" offers none; "" means the
 	// coding toolset. MCP servers and the skill tool are added to it.
 	Tools string
+	// AllowRules and DenyRules are permission rules for this agent only,
+	// in the settings files' syntax ("Bash(git diff:*)", "Read",
+	// "Edit(./src/**)"): Claude Code's --allowedTools and
+	// --disallowedTools. A deny wins over an allow, as in the files.
+	AllowRules, DenyRules []string
 	// restoreTools: a continued session names its active tools; every
 	// built-in tool is handed to the harness, which restores them.
 	restoreTools bool
@@ -58,6 +64,14 @@ type Options struct {
 	// events, see Event.Approval); without, calls that need approval are
 	// denied at once.
 	Interactive bool
+	// ConfirmTrust, when set, is asked once when the workspace holds
+	// files that would run commands, send requests or keys elsewhere or
+	// loosen the sandbox and the user has not trusted their content (see
+	// package trust); true records the content as trusted. Without it an
+	// Interactive agent ignores that content, saying so once, and any
+	// other stops Open with a *trust.UntrustedError before the first
+	// request.
+	ConfirmTrust func(*trust.Status) bool
 	// Terminal says the front-end runs on a terminal; with Interactive it
 	// makes the default permission mode auto_read.
 	Terminal bool

@@ -18,18 +18,18 @@ type perms struct {
 	settings *permission.Settings
 	cmds     *hook.Commands
 	broker   *permission.Broker // nil when no one answers
-	trusted  bool
 	mode     permission.Mode
 }
 
 // loadPermissions reads the settings files (.claude/ and .rein/, the
 // user's and the workspace's) and the command hooks they declare; the
-// workspace's own hooks and allow rules count only when it is trusted.
+// workspace's own hooks, allow rules and loosening count only from the
+// files whose content the user trusts.
 func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 	home := s.o.Getenv("HOME")
 	cfgDir := ConfigDir(s.o.Getenv)
-	ps := &perms{trusted: s.trusted()}
-	st, err := permission.LoadSettings(permission.LoadOptions{Workspace: s.ws.Root, Home: home, ConfigDir: cfgDir, Trusted: ps.trusted, Tools: reg.Names()})
+	ps := &perms{}
+	st, err := permission.LoadSettings(permission.LoadOptions{Workspace: s.ws.Root, Home: home, ConfigDir: cfgDir, TrustedFile: s.trusted, Tools: reg.Names()})
 	if err != nil {
 		var files []string
 		for _, f := range permission.SettingsPaths(s.ws.Root, home, cfgDir) {
@@ -38,6 +38,20 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 		return nil, configError(err, files...)
 	}
 	ps.settings = st
+	base := permission.PathBase{Root: s.ws.Root, Cwd: s.ws.Root, Home: home}
+	for _, set := range []struct {
+		rules  []string
+		effect permission.Effect
+		source string
+	}{{s.o.AllowRules, permission.Allow, "--allowedTools"}, {s.o.DenyRules, permission.Deny, "--disallowedTools"}} {
+		for _, text := range set.rules {
+			r, err := permission.ParseRule(text, set.effect, set.source, base)
+			if err != nil {
+				return nil, err
+			}
+			st.Rules = append(st.Rules, r)
+		}
+	}
 	for _, w := range st.Warnings {
 		s.o.warnf("warning: %v", w)
 	}
@@ -59,7 +73,7 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 	}
 	cfg := hook.CommandConfig{}
 	for _, f := range st.Files {
-		if f.Project && !ps.trusted {
+		if !f.Trusted {
 			continue
 		}
 		warns, err := cfg.AddFile(f.Path, f.Hooks)
@@ -114,7 +128,7 @@ func (ps *perms) apply(s *setup, opts *harness.Options) {
 				}
 				return permission.RememberRule(filepath.Join(cfgDir, "settings.json"), permission.UserRule(rule, root))
 			}
-			return permission.RememberRule(filepath.Join(root, ".rein", "settings.local.json"), rule)
+			return s.rememberLocal(rule)
 		},
 	}
 	if ps.cmds.Has(hook.PreToolUse) {

@@ -53,8 +53,9 @@ type securityConfig struct {
 }
 
 // readSecurity reads and checks the workspace's security settings; a
-// missing file gives the defaults.
-func readSecurity(getenv func(string) string, workspace string) (securityConfig, error) {
+// missing file gives the defaults. Unless trusted, only what tightens
+// applies (see tightOnly).
+func readSecurity(getenv func(string) string, workspace string, trusted bool) (securityConfig, error) {
 	var c securityConfig
 	path := filepath.Join(workspace, filepath.FromSlash(SecurityFile))
 	data, err := os.ReadFile(path)
@@ -72,6 +73,9 @@ func readSecurity(getenv func(string) string, workspace string) (securityConfig,
 			return c, &ConfigError{File: path, Line: line, Err: err}
 		}
 	}
+	if !trusted {
+		c = c.tightOnly()
+	}
 	if v := getenv("REIN_SANDBOX"); v != "" {
 		c.Sandbox = v
 	}
@@ -88,6 +92,27 @@ func readSecurity(getenv func(string) string, workspace string) (securityConfig,
 		return c, bad(fmt.Errorf("unavailable %q is not unconfined or refuse", c.Unavailable))
 	}
 	return c, nil
+}
+
+// maxReplyDefault is the reply bound when the settings give none.
+const maxReplyDefault = 32 << 20
+
+// tightOnly keeps what a workspace's own security settings may say
+// before the user trusts them: what confines more than the defaults (a
+// read-only sandbox, no network, refusing to run unconfined, withheld
+// context files, confined hooks and servers, a smaller reply bound). The
+// sandbox turned off, more writable directories, secret variables let
+// through and a larger reply bound are dropped; package trust lists the
+// same fields as needing trust.
+func (c securityConfig) tightOnly() securityConfig {
+	if c.Sandbox == string(sandbox.Off) {
+		c.Sandbox = ""
+	}
+	c.Writable, c.EnvAllow = nil, nil
+	if c.MaxReplyBytes > maxReplyDefault {
+		c.MaxReplyBytes = 0
+	}
+	return c
 }
 
 // confines reports whether the settings put kind ("hooks", "mcp") in

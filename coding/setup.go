@@ -5,6 +5,7 @@ import (
 
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/tool/builtin"
+	"github.com/reinhq/rein/trust"
 )
 
 // setup is what Open reads of a workspace before it starts anything:
@@ -18,6 +19,8 @@ type setup struct {
 	// (never nil after newSetup).
 	cfg    *catalog.Config
 	secret map[string]bool
+	// trust says which of the workspace's own files may act.
+	trust *trust.Status
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the
@@ -30,10 +33,14 @@ func newSetup(o Options) (*setup, error) {
 		return nil, err
 	}
 	s := &setup{o: o, ws: ws}
-	if s.sec, err = readSecurity(o.Getenv, ws.Root); err != nil {
+	// Trust first: nothing the workspace's files say acts before it.
+	if err := s.settleTrust(); err != nil {
 		return nil, err
 	}
-	cfg, warnings, err := catalog.LoadConfig(ws.Root, o.Getenv)
+	if s.sec, err = readSecurity(o.Getenv, ws.Root, s.trusted(SecurityFile)); err != nil {
+		return nil, err
+	}
+	cfg, warnings, _, err := catalog.LoadWorkspace(ws.Root, o.Getenv, s.trusted(".rein/config.json"))
 	if err != nil {
 		return nil, configError(err, catalog.UserConfigPath(o.Getenv), catalog.ProjectConfigPath(ws.Root))
 	}

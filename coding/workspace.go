@@ -78,12 +78,14 @@ func OpenWorkspace(dir string) (builtin.Workspace, error) {
 
 // reinGitignore is written to .rein/.gitignore on first use: session logs
 // hold whole conversations (and the contents of files the agent read),
-// and output/ holds long tool output; neither belongs in a commit. The
+// and output/ holds long tool output; neither belongs in a commit, nor
+// do the user's own "allow always" answers (settings.local.json). The
 // config files beside them may.
-const reinGitignore = `# Written by rein. Session logs and saved tool output stay out of git;
-# config.json and harness-config.json may be committed.
+const reinGitignore = `# Written by rein. Session logs, saved tool output and your own approvals
+# stay out of git; config.json and harness-config.json may be committed.
 sessions/
 output/
+settings.local.json
 `
 
 // ensureGitignore creates root/.rein/ when create is set, and gives an

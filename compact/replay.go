@@ -2,6 +2,7 @@ package compact
 
 import (
 	"context"
+	"strings"
 
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
@@ -53,6 +54,13 @@ type ReplayResult struct {
 	// Over counts requests of the compacted run still over the budget's
 	// limit.
 	Over int `json:"over,omitempty"`
+	// GoalMissing counts summaries without the goal (the first user
+	// message) verbatim, IdentsMissing the identifiers the kept part
+	// needed that a summary lacked; both are zero when every summary
+	// keeps what it must.
+	GoalMissing   int `json:"goal_missing"`
+	IdentsNeeded  int `json:"idents_needed"`
+	IdentsMissing int `json:"idents_missing"`
 }
 
 // Replay sizes every model request of a recorded conversation (one per
@@ -75,6 +83,10 @@ func Replay(msgs []llm.Message, o ReplayOptions) ReplayResult {
 	only := &track{msgs: msgs, tok: tok, fixed: fixed} // masking only
 	full := &track{msgs: msgs, tok: tok, fixed: fixed} // masking and compaction
 	stuck := false
+	goal := ""
+	if lu := firstUser(msgs); lu >= 0 {
+		goal = strings.TrimSpace(msgs[lu].Text())
+	}
 	turn, none := 0, fixed
 	for end := range msgs {
 		if end > 0 {
@@ -101,11 +113,19 @@ func Replay(msgs []llm.Message, o ReplayOptions) ReplayResult {
 				vt[i] = MessageTokens(&v[i], DefaultCharsPerToken)
 			}
 			if k, err := Cut(v, vt, b.Keep); err == nil {
-				in := Input{Messages: v[:k], Kept: v[k:]}
+				// The summariser reads what the model saw: the masked view.
+				seen, _ := full.mask.Apply(v)
+				in := Input{Messages: seen[:k], Kept: v[k:], Goal: goal}
 				if lu := LastUser(v); lu >= 0 && lu < k {
 					in.Latest = v[lu].Text()
 				}
 				sum, _ := Summarize(context.Background(), nil, in)
+				if goal != "" && !strings.Contains(sum.Summary, goal) {
+					res.GoalMissing++
+				}
+				ids := Needed(in.Messages, in.Kept, in.Latest, 200)
+				res.IdentsNeeded += len(ids)
+				res.IdentsMissing += len(Missing(sum.Summary, ids))
 				abs := full.abs(k)
 				markSplit(msgs, abs, end, split)
 				full.compacted(llm.UserText(session.CompactionPrefix+sum.Summary+session.SummarySuffix), abs)
@@ -273,4 +293,14 @@ func markSplit(msgs []llm.Message, abs, end int, split map[string]bool) {
 			split[m.ToolCallID] = true
 		}
 	}
+}
+
+// firstUser returns the index of the first message the user wrote, or -1.
+func firstUser(msgs []llm.Message) int {
+	for i := range msgs {
+		if msgs[i].Role == llm.RoleUser && !IsSummary(&msgs[i]) {
+			return i
+		}
+	}
+	return -1
 }

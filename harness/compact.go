@@ -159,6 +159,9 @@ func (h *Harness) readLogged() logged {
 	h.pathBack(func(e *session.Entry) bool {
 		switch e.Type {
 		case session.TypeCompaction:
+			if e.Summary == "" {
+				return true // ignored by the context (session.IssueBadCompaction)
+			}
 			c := *e
 			l.compaction = &c
 			if c.FirstKept == "" {
@@ -218,8 +221,8 @@ func (h *Harness) entryOf(m *llm.Message, n int) string {
 				}
 			}
 		case session.TypeCompaction:
-			if inKept {
-				return true // superseded by the one in effect
+			if inKept || e.Summary == "" {
+				return true // superseded by the one in effect, or ignored
 			}
 			if e.FirstKept == "" {
 				return false

@@ -135,7 +135,7 @@ func (h *Harness) record(c *config) error {
 	defer h.mu.Unlock()
 	r := &h.recorded
 	if r.provider != c.model.Provider || r.model != c.model.ID {
-		if _, err := h.append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID}, false); err != nil {
+		if _, err := h.append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID, ContextWindow: c.model.ContextWindow}, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the model change: %w", err)}
 		}
 		r.provider, r.model = c.model.Provider, c.model.ID

@@ -62,6 +62,19 @@ func TestImportClaudeHandmade(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	pi, _ := os.ReadFile(testdata("pi/session-read-tool-then-followup.jsonl"))
 	claude, _ := os.ReadFile(testdata("claude/handmade.jsonl"))
+	s, err := LoadSession(sample(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cx, oc bytes.Buffer
+	if _, err := Export(&cx, s, Codex, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Export(&oc, s, OpenCode, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	codex, opencode := cx.String(), oc.String()
+	_, noMeta, _ := strings.Cut(codex, "\n")
 	cases := []struct {
 		name, data string
 		err        string   // the error, or "" for a partial import
@@ -73,6 +86,11 @@ func TestBadInput(t *testing.T) {
 		{name: "pi-truncated.jsonl", data: string(pi[:len(pi)-40]), skipped: []string{"pi-truncated.jsonl:9: line: the last line is cut off"}},
 		{name: "pi-garbage-line.jsonl", data: strings.Replace(string(pi), "\n", "\n\x00\x00\x00garbage\n", 3), skipped: []string{"pi-garbage-line.jsonl:4: line: not a JSON object"}},
 		{name: "claude-truncated.jsonl", data: string(claude[:len(claude)-30]), skipped: []string{"claude-truncated.jsonl:11: line: the last line is cut off"}},
+		{name: "codex-no-meta.jsonl", data: noMeta, skipped: []string{"codex-no-meta.jsonl: the session_meta record: missing"}},
+		{name: "codex-truncated.jsonl", data: codex[:len(codex)-25], skipped: []string{"codex-truncated.jsonl:24: line: the last line is cut off"}},
+		{name: "codex-unknown-record.jsonl", data: codex + `{"timestamp":"2026-05-14T10:00:01.000Z","type":"hologram","payload":{}}` + "\n", skipped: []string{`codex-unknown-record.jsonl:25: line: a record of type "hologram"`}},
+		{name: "opencode-truncated.json", data: opencode[:len(opencode)/2], err: "opencode-truncated.json: not an opencode export"},
+		{name: "opencode-not-session.json", data: `{"info":{"id":"x"},"messages":[]}`, err: "no opencode session info"},
 		{name: "claude-unknown-type.jsonl", data: string(claude) + `{"type":"hologram","uuid":"x"}` + "\n", skipped: []string{`claude-unknown-type.jsonl:12: line: a line of type "hologram"`}},
 	}
 	for _, tc := range cases {

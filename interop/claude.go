@@ -89,7 +89,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 	seen := false
 	err := eachLine(r, func(n int, line []byte, last bool) error {
 		var l claudeLine
-		if err := json.Unmarshal(line, &l); err != nil {
+		if err := unmarshal(line, &l); err != nil {
 			return err
 		}
 		where := fmt.Sprintf("%s:%d", name, n)
@@ -147,7 +147,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 			return fmt.Errorf("a %s line without uuid", l.Type)
 		}
 		var cm claudeMessage
-		if err := json.Unmarshal(l.Message, &cm); err != nil {
+		if err := unmarshal(l.Message, &cm); err != nil {
 			return fmt.Errorf("message: %v", err)
 		}
 		ts := parseTime(l.Timestamp)
@@ -189,9 +189,9 @@ func claudeToMessages(l *claudeLine, cm *claudeMessage, r *Report, where string)
 	var blocks []claudeBlock
 	if len(cm.Content) > 0 && cm.Content[0] == '"' {
 		var s string
-		_ = json.Unmarshal(cm.Content, &s)
+		_ = unmarshal(cm.Content, &s)
 		blocks = []claudeBlock{{Type: "text", Text: &s}}
-	} else if err := json.Unmarshal(cm.Content, &blocks); err != nil {
+	} else if err := unmarshal(cm.Content, &blocks); err != nil {
 		return nil, fmt.Errorf("message.content: %v", err)
 	}
 	if l.Type == "assistant" {
@@ -255,7 +255,7 @@ func claudeResultContent(raw json.RawMessage) []llm.Content {
 		return []llm.Content{llm.Text("")}
 	}
 	var blocks []claudeBlock
-	if raw[0] != '[' || json.Unmarshal(raw, &blocks) != nil {
+	if raw[0] != '[' || unmarshal(raw, &blocks) != nil {
 		return []llm.Content{llm.Text(contentText(raw))}
 	}
 	var out []llm.Content

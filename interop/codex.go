@@ -79,7 +79,7 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 	}
 	err := eachLine(r, func(n int, line []byte, last bool) error {
 		var l codexLine
-		if err := json.Unmarshal(line, &l); err != nil {
+		if err := unmarshal(line, &l); err != nil {
 			return err
 		}
 		if l.Type == "" || len(l.Payload) == 0 {
@@ -92,7 +92,7 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 		switch l.Type {
 		case "session_meta":
 			var m codexMeta
-			if err := json.Unmarshal(l.Payload, &m); err != nil {
+			if err := unmarshal(l.Payload, &m); err != nil {
 				return fmt.Errorf("session_meta: %v", err)
 			}
 			if !meta {
@@ -103,7 +103,7 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 			var tc struct {
 				Model string `json:"model"`
 			}
-			if json.Unmarshal(l.Payload, &tc) == nil && tc.Model != "" && tc.Model != model {
+			if unmarshal(l.Payload, &tc) == nil && tc.Model != "" && tc.Model != model {
 				model = tc.Model
 				p := provider
 				if p == "" {
@@ -115,11 +115,11 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 			var cp struct {
 				Message string `json:"message"`
 			}
-			_ = json.Unmarshal(l.Payload, &cp)
+			_ = unmarshal(l.Payload, &cp)
 			add(session.Entry{Type: session.TypeCompaction, ID: id, Timestamp: ts, Summary: cp.Message})
 		case "response_item":
 			var it codexItem
-			if err := json.Unmarshal(l.Payload, &it); err != nil {
+			if err := unmarshal(l.Payload, &it); err != nil {
 				return fmt.Errorf("response_item: %v", err)
 			}
 			m, skip := codexMessage(&it, &c.Report, where)
@@ -151,7 +151,7 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 				CallID   string `json:"call_id"`
 				ExitCode *int   `json:"exit_code"`
 			}
-			if json.Unmarshal(l.Payload, &ev) == nil {
+			if unmarshal(l.Payload, &ev) == nil {
 				if ev.Item.Type == "CommandExecution" && ev.Item.Status == "failed" {
 					failed[ev.Item.ID] = true
 				}
@@ -264,14 +264,14 @@ func codexMessage(it *codexItem, r *Report, where string) (*llm.Message, string)
 // codexOutput reads a call's output: a string, or {content, success}.
 func codexOutput(raw json.RawMessage) (string, bool) {
 	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if unmarshal(raw, &s) == nil {
 		return s, false
 	}
 	var o struct {
 		Content string `json:"content"`
 		Success *bool  `json:"success"`
 	}
-	if json.Unmarshal(raw, &o) == nil && o.Content != "" {
+	if unmarshal(raw, &o) == nil && o.Content != "" {
 		return o.Content, o.Success != nil && !*o.Success
 	}
 	return string(raw), false
@@ -424,7 +424,7 @@ func codexArgs(c *llm.Content) (string, json.RawMessage) {
 		var a struct {
 			Cmd string `json:"cmd"`
 		}
-		_ = json.Unmarshal(args, &a)
+		_ = unmarshal(args, &a)
 		if a.Cmd == "" {
 			name, args = c.Name, c.Arguments
 		}
@@ -455,7 +455,7 @@ func codexOutputItems(emit func(time.Time, string, any) error, item func(time.Ti
 	var a struct {
 		Cmd string `json:"cmd"`
 	}
-	_ = json.Unmarshal(args, &a)
+	_ = unmarshal(args, &a)
 	code := 0
 	if isErr {
 		code = 1

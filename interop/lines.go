@@ -8,6 +8,9 @@ import (
 	"io"
 	"time"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/reinhq/rein/internal/jsonread"
 )
 
 // maxLine bounds one line of a JSONL recording.
@@ -86,3 +89,7 @@ func millis(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms).UTC()
 }
+
+// unmarshal decodes one JSON value of a recording: invalid UTF-8 is kept
+// and a repeated name is not an error, as recordings have both.
+func unmarshal(b []byte, v any) error { return jsonv2.Unmarshal(b, v, jsonread.Options) }

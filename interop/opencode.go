@@ -120,7 +120,7 @@ func readOpenCode(r io.Reader, name string) (*Conversation, error) {
 		return nil, err
 	}
 	var doc ocExport
-	if err := json.Unmarshal(data, &doc); err != nil {
+	if err := unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("%s: not an opencode export: %s", name, jsonWhere(data, err))
 	}
 	if doc.Info.ID == "" || !strings.HasPrefix(doc.Info.ID, "ses") {

@@ -115,7 +115,7 @@ func readPi(r io.Reader, name string) (*Conversation, error) {
 	header := false
 	err := eachLine(r, func(n int, line []byte, last bool) error {
 		var e piEntry
-		if err := json.Unmarshal(line, &e); err != nil {
+		if err := unmarshal(line, &e); err != nil {
 			return err
 		}
 		if !header {
@@ -187,7 +187,7 @@ func piToEntry(e *piEntry, r *Report, where string) (session.Entry, error) {
 			Read     []string `json:"readFiles"`
 			Modified []string `json:"modifiedFiles"`
 		}
-		if json.Unmarshal(e.Details, &d) == nil {
+		if unmarshal(e.Details, &d) == nil {
 			en.FilesRead, en.FilesModified = d.Read, d.Modified
 		}
 	case "branch_summary":
@@ -205,7 +205,7 @@ func piToEntry(e *piEntry, r *Report, where string) (session.Entry, error) {
 			var t struct {
 				Tools []string `json:"tools"`
 			}
-			if json.Unmarshal(e.Data, &t) == nil {
+			if unmarshal(e.Data, &t) == nil {
 				en.Type, en.Kind, en.Data, en.Tools = session.TypeToolsChange, "", nil, t.Tools
 				if en.Tools == nil {
 					en.Tools = []string{}
@@ -220,17 +220,17 @@ func piToEntry(e *piEntry, r *Report, where string) (session.Entry, error) {
 
 func piToMessage(raw json.RawMessage, r *Report, where string) (*llm.Message, error) {
 	var pm piMessage
-	if err := json.Unmarshal(raw, &pm); err != nil {
+	if err := unmarshal(raw, &pm); err != nil {
 		return nil, fmt.Errorf("message: %v", err)
 	}
 	m := &llm.Message{Timestamp: millis(pm.Timestamp)}
 	var blocks []piBlock
 	if len(pm.Content) > 0 && pm.Content[0] == '"' {
 		var s string
-		_ = json.Unmarshal(pm.Content, &s)
+		_ = unmarshal(pm.Content, &s)
 		blocks = []piBlock{{Type: "text", Text: &s}}
 	} else if len(pm.Content) > 0 && string(pm.Content) != "null" {
-		if err := json.Unmarshal(pm.Content, &blocks); err != nil {
+		if err := unmarshal(pm.Content, &blocks); err != nil {
 			return nil, fmt.Errorf("message.content: %v", err)
 		}
 	}
@@ -299,14 +299,14 @@ func contentText(raw json.RawMessage) string {
 		return ""
 	}
 	var s string
-	if raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+	if raw[0] == '"' && unmarshal(raw, &s) == nil {
 		return s
 	}
 	var blocks []struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	}
-	if json.Unmarshal(raw, &blocks) != nil {
+	if unmarshal(raw, &blocks) != nil {
 		return string(raw)
 	}
 	out := ""

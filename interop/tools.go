@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strconv"
@@ -45,6 +46,9 @@ func toRein(f Format, name string, args json.RawMessage) (string, json.RawMessag
 	}
 	if !isReinTool(mapped) {
 		return name, args, false
+	}
+	if f == Pi && !mentionsAny(args, keyNames[Pi]) {
+		return mapped, args, true // pi spells rein's arguments the same
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(args, &obj) != nil || obj == nil {
@@ -128,6 +132,16 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 		return out, args
 	}
 	return out, b
+}
+
+// mentionsAny reports whether args contain any of the names' keys.
+func mentionsAny(args []byte, names map[string]string) bool {
+	for k := range names {
+		if bytes.Contains(args, []byte(`"`+k+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // without returns names less the entries whose value is v.

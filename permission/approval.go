@@ -262,6 +262,9 @@ func (g *Gate) Middleware() tool.Middleware {
 				r.Stop = v.Stop
 				return r
 			}
+			if h := g.hider(call.Name); h != nil {
+				ctx = tool.WithHidden(ctx, h)
+			}
 			res := next(ctx, call)
 			if d.Asked {
 				res.Notes = append(res.Notes, NoteAsked)

@@ -68,6 +68,11 @@ func (g *Gate) block(s *script) *finding {
 		if name == "" && len(c.words) > 0 {
 			continue
 		}
+		for _, n := range c.also {
+			if n == "rm" || n == "git" || n == "find" || n == "dd" {
+				name = n // a copy or link of the program
+			}
+		}
 		for _, w := range c.writes {
 			if strings.HasPrefix(w, "/dev/") && !harmlessDev[w] {
 				return &finding{what: "write to a device", why: "the redirection writes to " + w + ", which overwrites a disk or device."}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -209,6 +210,12 @@ type subject struct {
 	path     string // path tools: absolute, clean
 	real     string // path with symbolic links resolved, when it differs
 	inside   bool   // path is inside the workspace
+	// touches are the paths a bash command reads and writes; probes
+	// caches what the decision learnt of the file system.
+	touches []touch
+	probes  map[string]os.FileInfo
+	// texts are the texts deny and ask rules see (see denyTexts).
+	texts []string
 }
 
 func (g *Gate) subject(call *tool.Call) subject {
@@ -222,6 +229,12 @@ func (g *Gate) subject(call *tool.Call) subject {
 	case call.Name == "bash":
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
+		s.touches = g.touches(s.bash)
+		s.probes = map[string]os.FileInfo{}
+		g.linkedPrograms(s.bash)
+		for j := range s.bash.cmds {
+			s.texts = append(s.texts, denyTexts(&s.bash.cmds[j])...)
+		}
 	case pathTools[call.Name]:
 		p := args.Path
 		if p == "" {
@@ -275,6 +288,12 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			return Verdict{Effect: eff, By: "blocker", Rule: "destructive: " + f.what, Reason: f.message()}
 		}
 	}
+	if s.bash != nil {
+		if why := g.unknown(&s, rules); why != "" {
+			return Verdict{Effect: Ask, By: "unknown", Rule: "unknown command",
+				Reason: "What this command runs or touches cannot be known before it runs (" + why + "), so no rule and no check can vouch for it; it needs the user's approval. Write it with literal program names and paths if you can."}
+		}
+	}
 	if p := g.protected(&s); p != "" {
 		return Verdict{Effect: Ask, By: "protected", Rule: "protected path " + p,
 			Reason: fmt.Sprintf("%s is a protected path (repository data, settings or hooks); changing it always needs the user's approval.", p)}
@@ -323,7 +342,21 @@ func orText(s, def string) string {
 func match(rules []Rule, eff Effect, s *subject) *Rule {
 	for i := range rules {
 		r := &rules[i]
-		if r.Effect != eff || !r.matchesTool(s.tool) {
+		if r.Effect != eff {
+			continue
+		}
+		if s.bash != nil && r.globs != nil && eff != Allow {
+			// A path rule covers what bash reads (Read) or writes (Edit).
+			rd, ed := r.readKind(), r.editKind()
+			for j := range s.touches {
+				t := &s.touches[j]
+				if (rd && t.read || ed && t.write) && hitOf(r, t, s.probes) {
+					return r
+				}
+			}
+			continue
+		}
+		if !r.matchesTool(s.tool) {
 			continue
 		}
 		switch {
@@ -333,8 +366,8 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 			if r.matchCommand(strings.TrimSpace(s.command)) {
 				return r
 			}
-			for j := range s.bash.cmds {
-				if r.matchCommand(s.bash.cmds[j].text()) {
+			for _, t := range s.texts {
+				if r.matchCommand(t) {
 					return r
 				}
 			}
@@ -348,6 +381,9 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 				} else {
 					hit = hit || r.matchPath(s.real)
 				}
+			}
+			if !hit && eff != Allow {
+				hit = r.linked(s.path) // a hard link of a file the rule covers
 			}
 			if hit {
 				return r
@@ -375,7 +411,7 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 			return r, true
 		}
 	}
-	if !s.bash.ok || len(s.bash.cmds) == 0 {
+	if !s.bash.ok || len(s.bash.cmds) == 0 || s.bash.unknownWhy() != "" {
 		return nil, false
 	}
 	for j := range s.bash.cmds {
@@ -386,7 +422,7 @@ func allowed(rules []Rule, s *subject) (*Rule, bool) {
 		var hit *Rule
 		for i := range rules {
 			r := &rules[i]
-			if r.Effect == Allow && r.matchesTool("bash") && r.matchCommand(c.text()) {
+			if r.Effect == Allow && r.bashKind() && r.matchCommand(c.text()) {
 				hit = r
 				break
 			}

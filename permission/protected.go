@@ -1,13 +1,24 @@
 package permission
 
 import (
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
 
-// writers are commands whose operands they change.
-var writers = map[string]bool{"rm": true, "mv": true, "cp": true, "tee": true, "touch": true, "chmod": true, "chown": true,
-	"ln": true, "truncate": true, "sed": true, "install": true, "rsync": true, "dd": true, "unlink": true, "rmdir": true, "shred": true}
+// Protected paths are files that can run code or steer the agent:
+// repository data and config (.git/, .git/config, .git/hooks), rein's and
+// Claude Code's settings, hooks and config (.rein/, .claude/), MCP server
+// lists (.mcp.json), instruction files (AGENTS.md, CLAUDE.md), the user's
+// git and rein config. Writing one, or renaming or deleting a directory
+// holding one, always asks.
+
+// protectedDirs are directory names everything under which is
+// protected; protectedFiles are file names protected wherever they are.
+var (
+	protectedDirs  = set(".git", ".rein", ".claude")
+	protectedFiles = set(".mcp.json", "AGENTS.md", "CLAUDE.md", "CLAUDE.local.md", ".gitconfig")
+)
 
 // protected returns the protected path s would change, or "".
 func (g *Gate) protected(s *subject) string {
@@ -20,23 +31,22 @@ func (g *Gate) protected(s *subject) string {
 			return s.real
 		}
 	case s.bash != nil:
-		cwd := g.o.Workdir
-		for _, c := range s.bash.cmds {
-			if c.name() == "cd" && len(c.words) > 1 {
-				cwd = g.resolve(cwd, c.words[1])
+		for i := range s.touches {
+			t := &s.touches[i]
+			if !t.write || t.maybe || t.abs == "" {
+				continue
 			}
-			cands := c.writes
-			if writers[c.name()] {
-				cands = append(cands, c.words[1:]...)
+			if g.isProtected(t.abs) {
+				return g.show(t.abs)
 			}
-			for _, w := range cands {
-				w = strings.TrimPrefix(w, "of=")
-				if w == "" || strings.HasPrefix(w, "-") {
-					continue
-				}
-				if p := g.resolve(cwd, w); g.isProtected(p) {
-					return g.show(p)
-				}
+			if t.probe(s.probes); t.real != "" && g.isProtected(t.real) {
+				return t.real
+			}
+			if !t.parent {
+				continue
+			}
+			if p := g.holdsProtected(t.abs); p != "" {
+				return g.show(p)
 			}
 		}
 	}
@@ -50,24 +60,55 @@ func (g *Gate) show(p string) string {
 	return p
 }
 
-// isProtected reports whether abs is repository data, a settings file
-// or a hook file of rein or Claude Code.
+// isProtected reports whether abs is a protected path.
 func (g *Gate) isProtected(abs string) bool {
 	parts := strings.Split(filepath.ToSlash(abs), "/")
 	for i, p := range parts {
-		if p == ".git" {
+		if protectedDirs[p] {
 			return true
 		}
-		if (p == ".rein" || p == ".claude") && i+1 < len(parts) {
-			next := parts[i+1]
-			if next == "hooks" || strings.HasPrefix(next, "settings") && strings.HasSuffix(next, ".json") ||
-				p == ".rein" && (next == "config.json" || next == "harness-config.json" || next == "trusted.json") {
-				return true
-			}
+		if i == len(parts)-1 && protectedFiles[p] {
+			return true
 		}
-		if p == "rein" && i > 0 && parts[i-1] == ".config" && i+1 < len(parts) {
-			return true // the user's rein settings and config
+		if p == ".config" && i+1 < len(parts) && (parts[i+1] == "rein" || parts[i+1] == "git") {
+			return true // the user's rein and git config
 		}
 	}
 	return false
+}
+
+// maxHoldWalk bounds the entries holdsProtected looks at.
+const maxHoldWalk = 5000
+
+// holdsProtected returns a protected path below the directory dir, so
+// that renaming or deleting a parent (mv .git x, mv src y) counts as
+// changing it, or "".
+func (g *Gate) holdsProtected(dir string) string {
+	n, found := 0, ""
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return errWalkDone
+			}
+			return nil
+		}
+		if p == dir {
+			if !d.IsDir() {
+				return errWalkDone
+			}
+			return nil
+		}
+		if n++; n > maxHoldWalk {
+			return errWalkDone
+		}
+		if protectedDirs[d.Name()] || protectedFiles[d.Name()] {
+			found = p
+			return errWalkDone
+		}
+		if d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return found
 }

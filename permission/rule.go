@@ -36,8 +36,13 @@ type Rule struct {
 	prefix string         // legacy "cmd:*" form
 	re     *regexp.Regexp // wildcard form
 	lead   string         // the wildcard form's text before its first *
-	// path rules: absolute doublestar patterns
+	// path rules: absolute doublestar patterns, and the text each
+	// starts with before its first wildcard
 	globs []string
+	lits  []string
+	// kinds caches which of rein's tools the rule names (kindSet marks
+	// it filled in by ParseRule).
+	kinds uint8
 }
 
 // RuleError reports a rule that cannot be used, naming it and its file.
@@ -86,6 +91,14 @@ type PathBase struct {
 	Home string
 }
 
+// Bits of Rule.kinds.
+const (
+	kindSet uint8 = 1 << iota
+	kindBash
+	kindRead
+	kindEdit
+)
+
 // ParseRule parses one rule. source names its file in errors.
 func ParseRule(text string, effect Effect, source string, base PathBase) (Rule, error) {
 	r := Rule{Text: text, Source: source, Effect: effect}
@@ -118,6 +131,16 @@ func ParseRule(text string, effect Effect, source string, base PathBase) (Rule, 
 		return bad("%q is not a tool name", name)
 	}
 	r.tool, r.spec = name, spec
+	r.kinds = kindSet
+	if r.matchesTool("bash") {
+		r.kinds |= kindBash
+	}
+	if r.matchesTool("read") || r.matchesTool("grep") || r.matchesTool("find") || r.matchesTool("ls") {
+		r.kinds |= kindRead
+	}
+	if r.matchesTool("edit") || r.matchesTool("write") {
+		r.kinds |= kindEdit
+	}
 	switch {
 	case spec == "":
 	case name == "Bash" || name == "bash":
@@ -136,6 +159,13 @@ func ParseRule(text string, effect Effect, source string, base PathBase) (Rule, 
 			return bad("%v", err)
 		}
 		r.globs = g
+		for _, x := range g {
+			lit := x
+			if i := strings.IndexAny(x, "*?[{\\"); i >= 0 {
+				lit = strings.TrimSuffix(x[:i], "/") // ** also matches nothing
+			}
+			r.lits = append(r.lits, lit)
+		}
 	case strings.HasPrefix(name, "mcp__"):
 		return bad("MCP rules take no specifier; write %s or %s__TOOL", name, name)
 	case name == "WebFetch" || name == "WebSearch":
@@ -254,8 +284,11 @@ func (r *Rule) matchPath(abs string) bool {
 		return true
 	}
 	p := filepath.ToSlash(abs)
-	for _, g := range r.globs {
-		if ok, _ := doublestar.Match(g, p); ok {
+	for i, g := range r.globs {
+		if i < len(r.lits) && !strings.HasPrefix(p, r.lits[i]) {
+			continue // the pattern's fixed start rules it out
+		}
+		if doublestar.MatchUnvalidated(g, p) {
 			return true
 		}
 	}

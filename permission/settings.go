@@ -102,7 +102,7 @@ type LoadOptions struct {
 	// Home is the user's home; ConfigDir is rein's user config directory
 	// (~/.config/rein).
 	Home, ConfigDir string
-	// Trusted says whether the workspace is trusted (see Trust).
+	// Trusted says whether the workspace is trusted (package trust).
 	Trusted bool
 	// TrustedFile, when set, says per file whether a project settings
 	// file is trusted, in place of Trusted: trust follows each file's

@@ -82,27 +82,6 @@ func TestUntrustedProjectCannotWiden(t *testing.T) {
 	}
 }
 
-func TestTrustFile(t *testing.T) {
-	tr := Trust{Path: filepath.Join(t.TempDir(), "trusted.json")}
-	ws := t.TempDir()
-	if tr.Trusted(ws) {
-		t.Fatal("trusted before rein trust")
-	}
-	if err := tr.Add(ws); err != nil {
-		t.Fatal(err)
-	}
-	if !tr.Trusted(ws) || !tr.Trusted(filepath.Join(ws, "sub")) {
-		t.Error("not trusted after Add")
-	}
-	if ok, err := tr.Remove(ws); !ok || err != nil || tr.Trusted(ws) {
-		t.Errorf("remove: %v %v", ok, err)
-	}
-	os.WriteFile(tr.Path, []byte("{"), 0o644)
-	if tr.Trusted(ws) {
-		t.Error("a broken trust file must trust nothing")
-	}
-}
-
 func TestRememberUserScope(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "rein", "settings.json")
 	write(t, p, `{"model": "keep me", "permissions": {"deny": ["Bash(rm *)"]}}`)

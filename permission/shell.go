@@ -3,9 +3,11 @@ package permission
 import (
 	"bytes"
 	"path"
+	"path/filepath"
 	"strings"
 	"sync"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -18,27 +20,48 @@ type command struct {
 	// and has lit false.
 	words []string
 	lit   []bool
+	// prog is the program the command runs: the base name of its first
+	// word ("/bin/rm" runs rm); "" when it cannot be known statically,
+	// and then unknown says why.
+	prog    string
+	unknown string
+	// also are further programs the file named by the first word is (a
+	// link to or a copy of a program a rule names), found by the gate.
+	also []string
 	// pipedFrom names the commands whose output reaches this one through
 	// a pipe.
 	pipedFrom []string
 	// xargs is set when the command's operands come from xargs's input.
 	xargs bool
-	// writes are the targets of output redirections.
+	// writes are the targets of output redirections; reads those of
+	// input redirections.
 	writes []string
+	reads  []string
+	// paths are further paths the command may open: string literals of
+	// inline code, find's start points.
+	paths []string
+	// synth marks a command made from another's arguments (find -exec,
+	// a deletion or download in inline code).
+	synth bool
 	// joined is the words joined by spaces.
 	joined string
 }
 
-// name is the base name of the command, or "".
-func (c *command) name() string {
-	if len(c.words) == 0 || !c.lit[0] {
-		return ""
-	}
-	return path.Base(c.words[0])
-}
+// name is the program the command runs, or "" when it is not known.
+func (c *command) name() string { return c.prog }
 
-// text is the command as rules see it: its words joined by spaces.
+// text is the command as written, its words joined by spaces: what
+// allow rules see.
 func (c *command) text() string { return c.joined }
+
+// progText is the command with its program by name ("/bin/rm -f x" is
+// "rm -f x"): what deny and ask rules see besides text.
+func (c *command) progText(prog string) string {
+	if len(c.words) < 2 {
+		return prog
+	}
+	return prog + " " + strings.Join(c.words[1:], " ")
+}
 
 // script is the analysis of one bash command string.
 type script struct {
@@ -50,6 +73,30 @@ type script struct {
 	// copies of itself in a pipe or in the background.
 	raw      string
 	forkBomb bool
+	// unknown says why part of what the script runs cannot be known
+	// before it runs (empty when all of it can).
+	unknown []string
+}
+
+// unknownWhy returns why the script cannot be known statically, or "".
+func (s *script) unknownWhy() string {
+	var why []string
+	if !s.ok {
+		why = append(why, "the command could not be parsed")
+	}
+	why = append(why, s.unknown...)
+	for i := range s.cmds {
+		if s.cmds[i].unknown != "" {
+			why = append(why, s.cmds[i].unknown)
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	if len(why) > 3 {
+		why = why[:3]
+	}
+	return strings.Join(why, "; ")
 }
 
 // maxParse bounds the commands that are parsed; maxDepth bounds nested
@@ -64,7 +111,7 @@ const (
 // reported with ok false.
 func parseScript(src string) *script {
 	s := &script{ok: true, raw: src}
-	a := &analyser{s: s, vars: map[string]string{}, aliases: map[string]string{}}
+	a := &analyser{s: s, vars: map[string]string{}, aliases: map[string]string{}, written: map[string]bool{}}
 	a.parse(src, 0)
 	return s
 }
@@ -78,6 +125,22 @@ type analyser struct {
 	parses  int // nested scripts parsed so far, bounded by maxParses
 	vars    map[string]string
 	aliases map[string]string
+	// ifs and path are set once the script changes IFS or PATH: from
+	// then on word splitting and program lookup cannot be known.
+	ifs, path bool
+	// written holds the paths earlier commands wrote (cleaned, as
+	// written), so that running one of them is not taken for the
+	// program its name suggests.
+	written map[string]bool
+	// stdin is what a pipe feeds the command being walked, when known.
+	stdin *pipeText
+}
+
+// pipeText is the output of the left side of a pipe: known when it is
+// an echo or printf of literal words.
+type pipeText struct {
+	text  string
+	known bool
 }
 
 func (a *analyser) parse(src string, depth int) {
@@ -110,8 +173,12 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 						from = append(from, nm)
 					}
 				}
+				out := a.output(x.X)
 				mid := len(a.s.cmds)
+				saved := a.stdin
+				a.stdin = &out
 				a.walk(x.Y, depth)
+				a.stdin = saved
 				for i := mid; i < len(a.s.cmds); i++ {
 					a.s.cmds[i].pipedFrom = append(a.s.cmds[i].pipedFrom, from...)
 				}
@@ -129,6 +196,11 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 						a.walk(as.Value, depth)
 					}
 				}
+				for _, r := range x.Redirs {
+					if r.Word != nil {
+						a.walk(r.Word, depth)
+					}
+				}
 				a.call(call, x.Redirs, depth)
 				for _, r := range x.Redirs {
 					if r.Hdoc != nil {
@@ -137,7 +209,9 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 				}
 				return false
 			}
-			if x.Cmd == nil && len(x.Redirs) > 0 {
+			if len(x.Redirs) > 0 {
+				// Redirections of a compound command ({ …; } > f) or of
+				// none (> f) write and read like any other.
 				c := command{}
 				a.redirects(&c, x.Redirs)
 				a.s.cmds = append(a.s.cmds, c)
@@ -148,7 +222,11 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 			}
 		case *syntax.DeclClause:
 			for _, as := range x.Args {
-				if as.Name != nil && as.Value != nil {
+				if as.Name == nil {
+					continue
+				}
+				a.assign(as.Name.Value)
+				if as.Value != nil {
 					if v, ok := a.word(as.Value); ok {
 						a.vars[as.Name.Value] = v
 					}
@@ -159,11 +237,71 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 	})
 }
 
+// assign notes an assignment to a variable that steers the shell.
+func (a *analyser) assign(name string) {
+	switch name {
+	case "IFS":
+		a.ifs = true
+	case "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "BASHOPTS", "SHELLOPTS", "LD_PRELOAD", "LD_LIBRARY_PATH":
+		a.path = true
+	}
+}
+
+// output is what stmt writes to its standard output, when that is known
+// statically: echo or printf of literal words, or cat of a here-document.
+func (a *analyser) output(n syntax.Node) pipeText {
+	st, ok := n.(*syntax.Stmt)
+	if !ok {
+		return pipeText{}
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return pipeText{}
+	}
+	var words []string
+	for _, w := range call.Args {
+		v, ok := a.word(w)
+		if !ok {
+			return pipeText{}
+		}
+		words = append(words, v)
+	}
+	switch path.Base(words[0]) {
+	case "echo":
+		args := words[1:]
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
+			args = args[1:]
+		}
+		return pipeText{text: strings.Join(args, " "), known: true}
+	case "printf":
+		if len(words) < 2 {
+			return pipeText{}
+		}
+		f := strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(words[1])
+		if len(words) > 2 {
+			f += "\n" + strings.Join(words[2:], "\n")
+		}
+		return pipeText{text: f, known: true}
+	case "cat":
+		if len(words) == 1 {
+			for _, r := range st.Redirs {
+				if r.Hdoc != nil {
+					if body, ok := a.word(r.Hdoc); ok {
+						return pipeText{text: body, known: true}
+					}
+				}
+			}
+		}
+	}
+	return pipeText{}
+}
+
 // call records one simple command, following aliases, eval, shells given
 // a script with -c or on a heredoc, and xargs.
 func (a *analyser) call(call *syntax.CallExpr, redirs []*syntax.Redirect, depth int) {
 	if len(call.Args) == 0 {
 		for _, as := range call.Assigns {
+			a.assign(as.Name.Value)
 			if as.Value == nil {
 				a.vars[as.Name.Value] = ""
 				continue
@@ -177,63 +315,155 @@ func (a *analyser) call(call *syntax.CallExpr, redirs []*syntax.Redirect, depth 
 		return
 	}
 	c := command{}
+	for _, as := range call.Assigns {
+		switch as.Name.Value {
+		case "PATH", "BASH_ENV", "ENV", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS":
+			c.unknown = "the command sets " + as.Name.Value + ", so what it runs is only known at run time"
+		}
+	}
 	for _, w := range call.Args {
-		v, ok := a.word(w)
-		c.words = append(c.words, v)
-		c.lit = append(c.lit, ok)
+		a.fields(&c, w)
 	}
 	a.redirects(&c, redirs)
 	a.expand(c, redirs, depth)
 }
 
+// maxBraces bounds the words one brace expansion may give.
+const maxBraces = 256
+
+// fields appends the words w expands to: brace expansion is done, and an
+// unquoted variable of known value is split on blanks.
+func (a *analyser) fields(c *command, w *syntax.Word) {
+	ws := []*syntax.Word{w}
+	if hasBrace(w) {
+		cp := *w
+		cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
+		if syntax.SplitBraces(&cp) {
+			ws = expand.Braces(&cp)
+			if len(ws) > maxBraces {
+				c.words = append(c.words, source(w))
+				c.lit = append(c.lit, false)
+				return
+			}
+		}
+	}
+	for _, w := range ws {
+		if len(w.Parts) == 1 {
+			if pe, ok := w.Parts[0].(*syntax.ParamExp); ok && simpleParam(pe) {
+				if v, known := a.vars[pe.Param.Value]; known && !a.ifs {
+					for _, f := range strings.Fields(v) {
+						c.words = append(c.words, f)
+						c.lit = append(c.lit, true)
+					}
+					continue
+				}
+			}
+		}
+		v, ok := a.word(w)
+		c.words = append(c.words, v)
+		c.lit = append(c.lit, ok)
+	}
+}
+
+func hasBrace(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.Contains(l.Value, "{") {
+			return true
+		}
+	}
+	return false
+}
+
+func simpleParam(x *syntax.ParamExp) bool {
+	return x.Param != nil && x.Exp == nil && x.Index == nil && x.Repl == nil && !x.Length && !x.Excl && x.Slice == nil && !x.Short && x.Names == 0
+}
+
+// program returns the program c runs, or why it cannot be known.
+func (a *analyser) program(c *command) (string, string) {
+	w := c.words[0]
+	switch {
+	case !c.lit[0]:
+		return "", "the program name " + w + " is only known at run time"
+	case strings.ContainsAny(w, "*?[") && w != "[" && w != "[[":
+		return "", "the program name " + w + " is a pattern"
+	case a.path:
+		return "", "the command changed PATH or the shell's start-up files, so " + w + " may run another file"
+	case strings.Contains(w, "/") && a.written[filepath.Clean(w)]:
+		return "", "it runs " + w + ", which an earlier part of the command wrote (a copied or linked program)"
+	}
+	base := path.Base(strings.TrimRight(w, "/"))
+	if w != "" && strings.Trim(w, "/") == "" || base == "." || base == ".." || base == "" {
+		return "", "the program " + w + " is not a file name"
+	}
+	return base, ""
+}
+
 // expand unwraps c and appends it (and what it runs) to the script.
 func (a *analyser) expand(c command, redirs []*syntax.Redirect, depth int) {
-	c.words, c.lit, c.xargs = unwrap(c.words, c.lit)
+	var inner string
+	var why string
+	c.words, c.lit, c.xargs, inner, why = unwrap(c.words, c.lit)
+	if why != "" && c.unknown == "" {
+		c.unknown = why
+	}
+	if inner != "" {
+		a.parse(inner, depth+1)
+	}
 	if len(c.words) == 0 {
+		if len(c.writes)+len(c.reads) > 0 || c.unknown != "" {
+			a.s.cmds = append(a.s.cmds, c)
+		}
 		return
 	}
 	c.joined = strings.Join(c.words, " ")
-	name := c.name()
-	if v, ok := a.aliases[name]; ok && depth < maxDepth {
+	prog, why := a.program(&c)
+	c.prog = prog
+	if c.unknown == "" {
+		c.unknown = why
+	}
+	if v, ok := a.aliases[prog]; ok && prog != "" && depth < maxDepth && c.lit[0] && !strings.Contains(c.words[0], "/") {
 		a.parse(v+" "+strings.Join(quoteAll(c.words[1:]), " "), depth+1)
 		return
 	}
 	a.s.cmds = append(a.s.cmds, c)
-	switch name {
-	case "alias":
-		for _, w := range c.words[1:] {
-			if k, v, ok := strings.Cut(w, "="); ok {
-				a.aliases[k] = v
-			}
+	a.noteWrites(&c)
+	a.nested(len(a.s.cmds)-1, redirs, depth)
+}
+
+// noteWrites remembers the files c creates, for program().
+func (a *analyser) noteWrites(c *command) {
+	for _, w := range c.writes {
+		a.written[filepath.Clean(w)] = true
+	}
+	var ops []string
+	switch c.prog {
+	case "cp", "mv", "ln", "install", "rsync", "scp", "tee", "touch", "chmod", "dd", "curl", "wget", "gcc", "cc", "go", "tar", "unzip":
+		ops = operands(c.words[1:])
+	}
+	switch c.prog {
+	case "cp", "mv", "ln", "install", "rsync", "scp":
+		if len(ops) > 0 {
+			a.written[filepath.Clean(ops[len(ops)-1])] = true
 		}
-	case "eval":
-		a.parse(strings.Join(c.words[1:], " "), depth+1)
-	case "bash", "sh", "zsh", "dash", "ksh", "ash":
-		for i := 1; i < len(c.words); i++ {
-			w := c.words[i]
-			if strings.HasPrefix(w, "-") && !strings.HasPrefix(w, "--") && strings.Contains(w, "c") {
-				if i+1 < len(c.words) {
-					if !c.lit[i+1] {
-						a.s.ok = false
-					}
-					a.parse(c.words[i+1], depth+1)
-				}
-				return
-			}
-			if !strings.HasPrefix(w, "-") {
-				return // a script file
-			}
+		if len(ops) == 1 && c.prog == "ln" {
+			a.written[path.Base(ops[0])] = true
 		}
-		for _, r := range redirs {
-			if r.Hdoc != nil {
-				if body, ok := a.word(r.Hdoc); ok {
-					a.parse(body, depth+1)
-				} else {
-					a.s.ok = false
-				}
-			}
+	case "tee", "touch", "chmod", "dd", "curl", "wget", "gcc", "cc", "go", "tar", "unzip":
+		for _, o := range ops {
+			a.written[filepath.Clean(strings.TrimPrefix(o, "of="))] = true
 		}
 	}
+}
+
+// operands are the words that do not start with a dash.
+func operands(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if !strings.HasPrefix(w, "-") || w == "-" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 func quoteAll(words []string) []string {
@@ -246,14 +476,41 @@ func quoteAll(words []string) []string {
 
 func (a *analyser) redirects(c *command, redirs []*syntax.Redirect) {
 	for _, r := range redirs {
+		if r.Word == nil {
+			continue
+		}
+		v, ok := a.word(r.Word)
 		switch r.Op {
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut, syntax.ClbOut:
-			if r.Word != nil {
-				v, _ := a.word(r.Word)
-				c.writes = append(c.writes, v)
+			if !ok && c.unknown == "" && !isProcSubst(r.Word) {
+				c.unknown = "output goes to " + v + ", a file only known at run time"
 			}
+			c.writes = append(c.writes, v)
+			a.socket(v)
+		case syntax.RdrIn:
+			a.socket(v)
+			if !ok && c.unknown == "" && !isProcSubst(r.Word) {
+				c.unknown = "input comes from " + v + ", a file only known at run time"
+			}
+			c.reads = append(c.reads, v)
 		}
 	}
+}
+
+// socket adds a curl for a redirection to bash's /dev/tcp and /dev/udp,
+// which open network connections.
+func (a *analyser) socket(target string) {
+	if strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/") {
+		a.synth("curl", []string{target}, 0)
+	}
+}
+
+func isProcSubst(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	_, ok := w.Parts[0].(*syntax.ProcSubst)
+	return ok
 }
 
 // word evaluates w: quotes removed, known variables expanded, $HOME and
@@ -272,18 +529,24 @@ func (a *analyser) parts(b *strings.Builder, parts []syntax.WordPart, quoted boo
 		case *syntax.Lit:
 			b.WriteString(unescape(x.Value, quoted))
 		case *syntax.SglQuoted:
+			if x.Dollar {
+				// $'…' escapes can spell any name: not taken as known.
+				ok = false
+				b.WriteString(source(x))
+				continue
+			}
 			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
 			if !a.parts(b, x.Parts, true) {
 				ok = false
 			}
 		case *syntax.ParamExp:
-			if x.Param != nil && x.Exp == nil && x.Index == nil && x.Repl == nil && !x.Length && !x.Excl && x.Slice == nil {
+			if simpleParam(x) {
 				if x.Param.Value == "HOME" {
 					b.WriteString("~")
 					continue
 				}
-				if v, known := a.vars[x.Param.Value]; known {
+				if v, known := a.vars[x.Param.Value]; known && (quoted || !a.ifs) {
 					b.WriteString(v)
 					continue
 				}
@@ -302,65 +565,6 @@ func source(n syntax.Node) string {
 	var buf bytes.Buffer
 	syntax.NewPrinter().Print(&buf, n)
 	return buf.String()
-}
-
-// unwrap drops wrapper commands that run their operands as a command.
-func unwrap(words []string, lit []bool) ([]string, []bool, bool) {
-	xargs := false
-	drop := func(n int) {
-		if n > len(words) {
-			n = len(words)
-		}
-		words, lit = words[n:], lit[n:]
-	}
-	skipFlags := func(withValue map[string]bool) {
-		for len(words) > 0 && strings.HasPrefix(words[0], "-") && words[0] != "-" {
-			f := words[0]
-			drop(1)
-			if f == "--" {
-				return
-			}
-			if withValue[f] && len(words) > 0 {
-				drop(1)
-			}
-		}
-	}
-	for len(words) > 0 && lit[0] {
-		switch path.Base(words[0]) {
-		case "sudo", "doas":
-			drop(1)
-			skipFlags(map[string]bool{"-u": true, "-g": true, "-p": true, "-C": true, "-D": true, "-U": true, "-r": true, "-t": true, "-h": true})
-		case "nohup", "time", "command", "exec", "builtin", "setsid", "unbuffer":
-			drop(1)
-			skipFlags(nil)
-		case "nice":
-			drop(1)
-			skipFlags(map[string]bool{"-n": true, "--adjustment": true})
-		case "ionice":
-			drop(1)
-			skipFlags(map[string]bool{"-c": true, "-n": true, "-p": true})
-		case "stdbuf":
-			drop(1)
-			skipFlags(map[string]bool{"-i": true, "-o": true, "-e": true})
-		case "env":
-			drop(1)
-			skipFlags(map[string]bool{"-u": true, "-C": true, "-S": true, "--unset": true, "--chdir": true})
-			for len(words) > 0 && strings.Contains(words[0], "=") {
-				drop(1)
-			}
-		case "timeout":
-			drop(1)
-			skipFlags(map[string]bool{"-s": true, "-k": true, "--signal": true, "--kill-after": true})
-			drop(1) // the duration
-		case "xargs":
-			drop(1)
-			skipFlags(map[string]bool{"-I": true, "-n": true, "-P": true, "-L": true, "-d": true, "-E": true, "-s": true, "-a": true})
-			xargs = true
-		default:
-			return words, lit, xargs
-		}
-	}
-	return words, lit, xargs
 }
 
 // selfSpawning reports whether f calls itself in a pipe or in the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/reinhq/rein/permission"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -87,7 +88,7 @@ func splitFrontMatter(text string) (frontMatter, string, error) {
 func stringList(v any) ([]string, error) {
 	switch v := v.(type) {
 	case string:
-		return splitList(v), nil
+		return permission.SplitRules(v), nil
 	case []any:
 		var out []string
 		for _, item := range v {
@@ -95,37 +96,11 @@ func stringList(v any) ([]string, error) {
 			if !ok {
 				return nil, fmt.Errorf("a list with an item that is not text (%v)", item)
 			}
-			out = append(out, splitList(s)...)
+			out = append(out, permission.SplitRules(s)...)
 		}
 		return out, nil
 	}
 	return nil, fmt.Errorf("neither text nor a list of text")
-}
-
-func splitList(s string) []string {
-	var (
-		out   []string
-		depth int
-		start = 0
-	)
-	flush := func(end int) {
-		if item := strings.TrimSpace(s[start:end]); item != "" {
-			out = append(out, item)
-		}
-	}
-	for i, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')' && depth > 0:
-			depth--
-		case depth == 0 && (r == ',' || r == ' ' || r == '\t' || r == '\n'):
-			flush(i)
-			start = i + 1
-		}
-	}
-	flush(len(s))
-	return out
 }
 
 func yamlMessage(err error) string {

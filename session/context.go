@@ -16,8 +16,10 @@ type Context struct {
 	// the compaction or branch_summary entry of a summary message.
 	EntryIDs []string
 	// Provider and Model are from the last model_change on the path;
-	// empty when there is none.
+	// empty when there is none. ContextWindow is its window, 0 when it
+	// did not record one.
 	Provider, Model string
+	ContextWindow   int
 	// Thinking is from the last thinking_change on the path; empty when
 	// there is none or it recorded ThinkingDefault.
 	Thinking llm.ThinkingLevel
@@ -55,7 +57,8 @@ func BranchSummaryMessage(e *Entry) llm.Message {
 // returns them; a Session does the same with Context). It walks from the
 // leaf to the root and then, in order:
 //
-//   - with a compaction on the path (the last one counts): its summary
+//   - with a compaction on the path (the last one with a summary counts;
+//     one without is ignored, see IssueBadCompaction): its summary
 //     first, as a user message framed as a summary (CompactionMessage),
 //     then the entries from its FirstKept up to the compaction (none if
 //     FirstKept is empty or not on the path), then the entries after it;
@@ -150,9 +153,11 @@ func (l *log) context(leaf string) Context {
 	// there is none).
 	compaction, kept, n := -1, -1, 0
 	for k := 0; k < len(path) && compaction < 0; k++ {
-		switch l.entries.at(path[k]).Type {
+		switch e := l.entries.at(path[k]); e.Type {
 		case TypeCompaction:
-			compaction = k
+			if e.Summary != "" { // one without is ignored (IssueBadCompaction)
+				compaction = k
+			}
 		case TypeMessage, TypeBranchSummary:
 			n++
 		}
@@ -186,7 +191,7 @@ func (l *log) context(leaf string) Context {
 		e := l.entries.at(path[k])
 		switch e.Type {
 		case TypeModelChange:
-			c.Provider, c.Model = e.Provider, e.Model
+			c.Provider, c.Model, c.ContextWindow = e.Provider, e.Model, e.ContextWindow
 		case TypeThinkingChange:
 			c.Thinking = e.Thinking
 			if c.Thinking == ThinkingDefault {

@@ -96,7 +96,7 @@ func (t EntryType) Side() bool {
 // payload fields are meaningful:
 //
 //   - message:          Message
-//   - model_change:     Provider, Model
+//   - model_change:     Provider, Model, ContextWindow
 //   - thinking_change:  Thinking
 //   - tools_change:     Tools (the complete list of active tool names)
 //   - compaction:       Summary, FirstKept, TokensBefore, FilesRead, FilesModified
@@ -125,9 +125,12 @@ type Entry struct {
 	// Message is the payload of a message entry.
 	Message *llm.Message `json:"message,omitempty"`
 
-	// Provider and Model are the payload of a model_change entry.
-	Provider string `json:"provider,omitempty"`
-	Model    string `json:"model,omitempty"`
+	// Provider and Model are the payload of a model_change entry, with
+	// the model's context window when known (so that a replay measures
+	// the session at the window it ran in).
+	Provider      string `json:"provider,omitempty"`
+	Model         string `json:"model,omitempty"`
+	ContextWindow int    `json:"context_window,omitempty"`
 
 	// Thinking is the payload of a thinking_change entry.
 	Thinking llm.ThinkingLevel `json:"thinking,omitempty"`

@@ -38,6 +38,12 @@ const (
 	// IssueNewerVersion: the header names a newer format version. ReadFile
 	// reads what it can; Open refuses to write to such a file.
 	IssueNewerVersion IssueKind = "newer_version"
+	// IssueBadCompaction: a compaction entry without a summary, or whose
+	// first kept entry is not an entry before it. One without a summary
+	// is ignored: the context is built as if it were not there (from the
+	// last good compaction, or the whole path). One whose first kept entry
+	// is missing is kept: the context starts from its summary.
+	IssueBadCompaction IssueKind = "bad_compaction"
 )
 
 // LoadIssue is one thing loading set aside or changed.
@@ -389,8 +395,25 @@ func (ld *loader) add(e *Entry, start int64) {
 		l.issues = append(l.issues, LoadIssue{Kind: IssueBadTarget, Line: ld.lineNo, Offset: start, ID: e.ID,
 			Detail: fmt.Sprintf("the leaf entry names %s, which is not a tree entry of this file; ignored", target)})
 	})
+	if e.Type == TypeCompaction {
+		ld.checkCompaction(e, start)
+	}
 	if e.IsTree() {
 		ld.lastTree = e.ID
+	}
+}
+
+// checkCompaction reports a compaction entry the context cannot use as
+// written (see IssueBadCompaction).
+func (ld *loader) checkCompaction(e *Entry, start int64) {
+	l := ld.l
+	switch {
+	case e.Summary == "":
+		l.issues = append(l.issues, LoadIssue{Kind: IssueBadCompaction, Line: ld.lineNo, Offset: start, ID: e.ID,
+			Detail: "the compaction has no summary; it is ignored, and the context is built from the entries before it"})
+	case e.FirstKept != "" && !l.isTree(e.FirstKept):
+		l.issues = append(l.issues, LoadIssue{Kind: IssueBadCompaction, Line: ld.lineNo, Offset: start, ID: e.ID,
+			Detail: fmt.Sprintf("the compaction names %s as its first kept entry, which is not an entry before it; the context starts from its summary", e.FirstKept)})
 	}
 }
 

@@ -273,8 +273,8 @@ func (sc *scanner) security(doc map[string]json.RawMessage) {
 		sc.add("security settings %s", compact(raw))
 		return
 	}
-	if !slices.Contains([]string{"", "workspace-write", "read-only"}, c.Sandbox) {
-		sc.add("sandbox = %s", c.Sandbox)
+	if c.Sandbox == "off" {
+		sc.add("sandbox = off")
 	}
 	for _, w := range c.Writable {
 		sc.add("writable %s", w)

@@ -90,9 +90,9 @@ func Watched() []string {
 }
 
 // Scan reads the workspace's watched files and the scripts their
-// commands name. A file that cannot be parsed is one item holding its
-// hash: it needs trust like any other (the code that uses it reports
-// the syntax error). Only an unreadable file is an error.
+// commands name. A file that is not a JSON object has no items: it can
+// do nothing, since the code that reads it stops with the syntax error.
+// Only an unreadable file is an error.
 func Scan(root string) (*Snapshot, error) {
 	s := &Snapshot{Root: canonical(root)}
 	for _, w := range watched {
@@ -131,9 +131,7 @@ func ScanFile(root, rel string) (*File, error) {
 	var items []string
 	if len(bytes.TrimSpace(data)) > 0 {
 		var doc map[string]json.RawMessage
-		if err := json.Unmarshal(data, &doc); err != nil {
-			items = []string{"the whole file (not a valid JSON object), sha256:" + digest(data)}
-		} else {
+		if err := json.Unmarshal(data, &doc); err == nil {
 			sc := &scanner{root: root}
 			switch watched[i].kind {
 			case settingsFile:

@@ -94,12 +94,13 @@ func TestScanFindsWhatActsAndLeavesTheRest(t *testing.T) {
 	}
 }
 
-func TestScanMalformedFileNeedsTrust(t *testing.T) {
+// A file that is not JSON does nothing (its reader stops with the
+// syntax error), so it needs no trust and does not hide the error.
+func TestScanMalformedFileHasNoItems(t *testing.T) {
 	root := t.TempDir()
 	write(t, root, ".mcp.json", `{"mcpServers": {`)
-	s := scan(t, root)
-	if f := s.File(".mcp.json"); f == nil || !strings.Contains(f.Items[0], "not a valid JSON object") {
-		t.Fatalf("a malformed file must need trust: %+v", s.Files)
+	if s := scan(t, root); len(s.Files) != 0 {
+		t.Fatalf("items for a malformed file: %+v", s.Files)
 	}
 }
 

@@ -149,7 +149,7 @@ func chat(ctx context.Context, e *env, a *coding.Agent) error {
 				if p.shownError == "" || !strings.Contains(out.err.Error(), p.shownError) {
 					fmt.Fprintln(e.stdout, p.style(ansiRed, "error: "+out.err.Error()))
 				}
-				if hint := errorHint(out.err, baseURL); hint != "" {
+				if hint := coding.Hint(out.err, baseURL); hint != "" {
 					fmt.Fprintln(e.stdout, p.style(ansiDim, "hint: "+hint))
 				}
 				p.shownError = ""

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
 )
 
@@ -42,6 +43,9 @@ func TestContextReplay(t *testing.T) {
 	}
 	n := 0
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if strings.HasPrefix(line, `{"total"`) {
+			continue
+		}
 		var r replayFile
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("%v: %s", err, line)
@@ -129,5 +133,63 @@ func TestChatCompactCommand(t *testing.T) {
 	code, out, errOut := runCLI(t, "/compact the file\n/exit\n", "sessions", "resume", "-C", ws, "--script", summary, "last")
 	if code != 0 || !strings.Contains(out, "compacted") {
 		t.Fatalf("chat /compact: %d %q %q", code, out, errOut)
+	}
+}
+
+// TestContextReplayUsesTheRecordedWindow: a rein log replays at the
+// window its model_change recorded, a Claude Code session at its model's
+// window from the catalog; --window replaces both.
+func TestContextReplayUsesTheRecordedWindow(t *testing.T) {
+	s, err := session.Create(session.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(e session.Entry) {
+		t.Helper()
+		if _, err := s.Append(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(session.Entry{Type: session.TypeModelChange, Provider: "test", Model: "small", ContextWindow: 16_000})
+	user := llm.UserText("convert every file under src/ and keep src/main.go working")
+	add(session.Entry{Type: session.TypeMessage, Message: &user})
+	for i := range 150 {
+		id := "c" + itoa(i)
+		call := llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.ToolCall(id, "read", []byte(`{"path":"src/f`+itoa(i)+`.go"}`))}}
+		res := llm.ToolResult(id, "read", false, llm.Text(strings.Repeat("line of src/main.go\n", 400)))
+		add(session.Entry{Type: session.TypeMessage, Message: &call})
+		add(session.Entry{Type: session.TypeMessage, Message: &res})
+	}
+	done := llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("done")}}
+	add(session.Entry{Type: session.TypeMessage, Message: &done})
+	path := s.Path()
+	s.Close()
+
+	code, out, errOut := runCLI(t, "", "context", "replay", "-o", "json", path, "../../trajectory/testdata/claude-code-session.jsonl")
+	if code != 0 {
+		t.Fatalf("replay: %d %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var rein, cc replayFile
+	if len(lines) != 3 || json.Unmarshal([]byte(lines[0]), &rein) != nil || json.Unmarshal([]byte(lines[1]), &cc) != nil {
+		t.Fatalf("output:\n%s", out)
+	}
+	if rein.Window != 16_000 || rein.WindowFrom != "model" || rein.Compactions == 0 || rein.GoalMissing != 0 || rein.IdentsMissing != 0 {
+		t.Fatalf("rein log: %+v", rein)
+	}
+	if cc.WindowFrom != "model" || cc.Model != "claude-sonnet-4-5-20250929" || cc.Window < 200_000 {
+		t.Fatalf("claude code session: model %q, window %d from %s", cc.Model, cc.Window, cc.WindowFrom)
+	}
+	code, out, _ = runCLI(t, "", "context", "replay", "--window", "128000", "-o", "json", path)
+	var wide replayFile
+	if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &wide) != nil || wide.WindowFrom != "flag" || wide.Compactions != 0 {
+		t.Fatalf("--window 128000: %d %s", code, out)
+	}
+	// Text output names the window's source, per file and in total.
+	_, out, _ = runCLI(t, "", "context", "replay", path, "../../trajectory/testdata/claude-code-session.jsonl")
+	for _, want := range []string{"window 16000 tokens (of test/small)", "(of claude-sonnet-4-5-20250929)", "all 2 files", "summaries: goal verbatim in"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

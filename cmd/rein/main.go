@@ -140,7 +140,7 @@ func main() {
 func execute(ctx context.Context, e *env, args []string) int {
 	defer redactOutputs(e)()
 	root := newRootCmd(e)
-	root.SetArgs(args)
+	root.SetArgs(resumeArgs(args))
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)

@@ -5,7 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/trust"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -60,8 +61,11 @@ func runCLIVars(t *testing.T, vars map[string]string, args ...string) (int, stri
 	}
 	for i, a := range args {
 		if a == "-C" && i+1 < len(args) {
-			trust := permission.Trust{Path: filepath.Join(vs["XDG_CONFIG_HOME"], "rein", "trusted.json")}
-			if err := trust.Add(args[i+1]); err != nil {
+			snap, err := trust.Scan(args[i+1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := coding.TrustStore(func(k string) string { return vs[k] }).Accept(snap); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -72,8 +76,9 @@ func runCLIVars(t *testing.T, vars map[string]string, args ...string) (int, stri
 	return code, out.String(), errOut.String()
 }
 
-// An untrusted workspace's .mcp.json starts nothing: the servers wait
-// for rein trust, and the user is told.
+// An untrusted workspace's .mcp.json starts nothing: a run no one can
+// ask stops before its first request, naming the file and the way to
+// trust it.
 func TestUntrustedWorkspaceStartsNoMCPServer(t *testing.T) {
 	dir := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
@@ -87,14 +92,16 @@ func TestUntrustedWorkspaceStartsNoMCPServer(t *testing.T) {
 		}
 		return ""
 	}}
-	if code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", dir, "--no-session", "go"}); code != 0 {
+	if code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", dir, "--no-session", "go"}); code != 2 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Fatal("an untrusted workspace started its MCP server")
 	}
-	if !strings.Contains(errOut.String(), "MCP servers (evil) start once you trust it") {
-		t.Fatalf("no note: %s", errOut.String())
+	for _, w := range []string{".mcp.json", "mcp server evil: sh -c touch", "rein trust", "REIN_TRUST_WORKSPACE=1"} {
+		if !strings.Contains(errOut.String(), w) {
+			t.Fatalf("the message lacks %q: %s", w, errOut.String())
+		}
 	}
 }
 

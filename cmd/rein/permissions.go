@@ -3,14 +3,15 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/trust"
 )
 
 // isTerminalIn reports whether the command's stdin is a terminal.
@@ -22,48 +23,13 @@ func isTerminalIn(e *env) bool {
 // question renders a permission request for the line prompts.
 func question(req permission.Request) string {
 	var b strings.Builder
-	b.WriteString(describeRequest(req))
+	b.WriteString(coding.DescribeRequest(req))
 	b.WriteString("\n  [y] yes once")
 	if req.Suggest != "" {
 		fmt.Fprintf(&b, " · [a] always, %s (this project) · [u] always (all projects)", req.Suggest)
 	}
 	b.WriteString(" · [n] no, optionally followed by a reason: ")
 	return b.String()
-}
-
-// describeRequest says what a permission request is about: the tool, its
-// command or path, the rule that asked and why.
-func describeRequest(req permission.Request) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Allow %s", req.Tool)
-	var a struct {
-		Command string `json:"command"`
-		Path    string `json:"path"`
-	}
-	_ = json.Unmarshal(req.Args, &a)
-	switch {
-	case a.Command != "":
-		fmt.Fprintf(&b, ": %s", oneLine(a.Command, 200))
-	case a.Path != "":
-		fmt.Fprintf(&b, " %s", a.Path)
-	}
-	fmt.Fprintf(&b, "?  (%s", req.Rule)
-	if req.Source != "" {
-		fmt.Fprintf(&b, " in %s", req.Source)
-	}
-	b.WriteString(")")
-	if req.Reason != "" {
-		b.WriteString("\n  " + req.Reason)
-	}
-	return b.String()
-}
-
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = s[:n] + "…"
-	}
-	return s
 }
 
 // parseAnswer reads a line typed at a permission question; ok is false
@@ -90,43 +56,50 @@ func parseAnswer(line string, req permission.Request) (permission.Answer, bool) 
 	return permission.Answer{}, false
 }
 
-// askTrust asks, once per workspace, whether to trust a workspace whose
-// settings would run commands or widen permissions. It reads the answer
-// byte by byte so that nothing typed after it is lost.
-func askTrust(e *env, o *runOptions) {
-	ws, err := coding.OpenWorkspace(o.workdir)
-	if err != nil {
-		return
+// confirmTrust asks, once per run, whether to trust what the
+// workspace's files would do, showing each file and what is new in it.
+// It reads the answer byte by byte so that nothing typed after it is
+// lost, and takes only y/yes or n/no/empty as an answer: any other line
+// is said not to have been sent, and the question is asked again.
+func confirmTrust(e *env) func(*trust.Status) bool {
+	return func(st *trust.Status) bool {
+		fmt.Fprintf(e.stdout, "This workspace's files would run commands, send requests or keys elsewhere, or loosen the sandbox:\n%sTrust them? Only trust what you have read. [y/N] ", st.Describe())
+		for {
+			line, end := readLine(e.stdin)
+			switch strings.ToLower(strings.TrimSpace(line)) {
+			case "y", "yes":
+				fmt.Fprintln(e.stdout, "Trusted. (A change to these files asks again; rein trust --revoke undoes it.)")
+				return true
+			case "", "n", "no":
+				fmt.Fprintln(e.stdout, "Not trusted: rein ignores what they would do for this run.")
+				return false
+			}
+			if end {
+				fmt.Fprintln(e.stdout, "\nNot trusted.")
+				return false
+			}
+			fmt.Fprintf(e.stdout, "%q is not an answer and was not sent as a prompt. Trust them? [y/N] ", strings.TrimSpace(line))
+		}
 	}
-	trust := coding.TrustStore(e.getenv)
-	if trust.Path == "" || trust.Trusted(ws.Root) {
-		return
-	}
-	what := coding.UntrustedFeatures(ws.Root)
-	if what == "" {
-		return
-	}
-	fmt.Fprintf(e.stdout, "This workspace's settings %s.\nTrust %s? Only trust code you know. [y/N] ", what, ws.Root)
-	var line []byte
-	b := make([]byte, 1)
+}
+
+// readLine reads one line from r a byte at a time; end reports that r
+// ended.
+func readLine(r io.Reader) (line string, end bool) {
+	var b []byte
+	one := make([]byte, 1)
 	for {
-		n, err := e.stdin.Read(b)
-		if n == 1 && b[0] != '\n' {
-			line = append(line, b[0])
+		n, err := r.Read(one)
+		if n == 1 && one[0] == '\n' {
+			return string(b), false
 		}
-		if err != nil || n == 1 && b[0] == '\n' {
-			break
+		if n == 1 {
+			b = append(b, one[0])
+		}
+		if err != nil {
+			return string(b), true
 		}
 	}
-	if ans := strings.ToLower(strings.TrimSpace(string(line))); ans == "y" || ans == "yes" {
-		if err := trust.Add(ws.Root); err != nil {
-			fmt.Fprintln(e.stderr, "rein: could not store the trust:", err)
-			return
-		}
-		fmt.Fprintln(e.stdout, "Trusted. (rein trust --revoke undoes it.)")
-		return
-	}
-	fmt.Fprintln(e.stdout, "Not trusted: its hooks, sensors and allow rules stay off.")
 }
 
 // answerQuestion takes a line typed while asking[0] is on screen and

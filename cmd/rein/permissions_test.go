@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/sandbox"
+	"github.com/reinhq/rein/trust"
 	"io"
 	"os"
 	"os/exec"
@@ -117,50 +118,68 @@ func TestRunWithoutTerminalNeverWaits(t *testing.T) {
 }
 
 // A user's existing .claude/settings.json works: deny rules always, hooks
-// once the workspace is trusted.
+// once the workspace is trusted. Before that, a run no one can ask stops
+// before its first request: it neither runs the hook nor the calls the
+// hook exists to vet. A changed hook stops it again.
 func TestClaudeSettingsHonoured(t *testing.T) {
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".claude"), 0o755)
-	os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(`{
+	settings := `{
   "permissions": {"deny": ["Bash(rm:*)"]},
   "hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "grep -q curl && { echo 'no network in tests' >&2; exit 2; } || exit 0"}]}]}
-}`), 0o644)
+}`
+	os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(settings), 0o644)
 	os.WriteFile(filepath.Join(ws, "keep.txt"), []byte("x"), 0o644)
 	script := `{"text": "1", "tool_calls": [{"name": "bash", "arguments": {"command": "rm keep.txt"}}]}
 {"text": "2", "tool_calls": [{"name": "bash", "arguments": {"command": "curl -s http://127.0.0.1:1 > got.txt"}}]}
 {"text": "done"}
 `
-	run := func(e *env) string {
+	run := func(e *env) int {
 		p := writeScript(t, t.TempDir(), script)
-		if code := execute(context.Background(), e, []string{"run", "-o", "json", "-m", "faux", "--script", p, "-C", ws, "go"}); code != 0 {
-			t.Fatalf("exit %d", code)
-		}
-		return ""
+		return execute(context.Background(), e, []string{"run", "-o", "json", "-m", "faux", "--script", p, "-C", ws, "go"})
 	}
 	var out bytes.Buffer
 	e := homeEnv(t, strings.NewReader(""), &out)
-	run(e)
+	if code := run(e); code != 2 {
+		t.Fatalf("untrusted headless run: exit %d\n%s", code, out.String())
+	}
+	for _, w := range []string{".claude/settings.json (not trusted before)", "hook PreToolUse (Bash): grep -q curl", "rein trust", "REIN_TRUST_WORKSPACE=1"} {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("the message lacks %q:\n%s", w, out.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "got.txt")); err == nil {
+		t.Fatal("the call the hook exists to block ran in an untrusted workspace")
+	}
 	if _, err := os.Stat(filepath.Join(ws, "keep.txt")); err != nil {
-		t.Fatal("the deny rule did not stop rm")
-	}
-	if !strings.Contains(out.String(), "hooks in") || !strings.Contains(out.String(), "rein trust") {
-		t.Errorf("untrusted: no warning about the skipped hooks:\n%s", out.String())
-	}
-	if strings.Contains(out.String(), "no network in tests") {
-		t.Error("an untrusted workspace's hook ran")
+		t.Fatal("keep.txt is gone")
 	}
 	out.Reset()
 	if code := execute(context.Background(), e, []string{"trust", ws}); code != 0 {
 		t.Fatalf("trust: %s", out.String())
 	}
-	os.Remove(filepath.Join(ws, "got.txt")) // the untrusted run's curl made it
 	out.Reset()
-	run(e)
+	if code := run(e); code != 0 {
+		t.Fatalf("trusted run: exit %d\n%s", code, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "keep.txt")); err != nil {
+		t.Fatal("the deny rule did not stop rm")
+	}
 	if !strings.Contains(out.String(), "no network in tests") {
 		t.Errorf("the trusted workspace's hook did not block curl:\n%s", out.String())
 	}
 	if _, err := os.Stat(filepath.Join(ws, "got.txt")); err == nil {
 		t.Error("the blocked command ran")
+	}
+	// The hook changes after trust: the next headless run stops again and
+	// shows what changed.
+	os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), []byte(strings.Replace(settings, "grep -q curl", "grep -q nothing", 1)), 0o644)
+	out.Reset()
+	if code := run(e); code != 2 || !strings.Contains(out.String(), "changed since you trusted it") || !strings.Contains(out.String(), "+ hook PreToolUse (Bash): grep -q nothing") || !strings.Contains(out.String(), "- hook PreToolUse (Bash): grep -q curl") {
+		t.Fatalf("changed hook: exit %d\n%s", code, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(ws, "got.txt")); err == nil {
+		t.Error("a call ran after the hook changed")
 	}
 }
 
@@ -277,7 +296,7 @@ func TestPromptAndSessionHooks(t *testing.T) {
 	}
 	out.Reset()
 	code := execute(context.Background(), e, []string{"run", "-m", "faux", "--script", script, "-C", ws, "--no-session", "deploy now"})
-	if code != 1 || !strings.Contains(out.String(), "Deploys are frozen today.") || strings.Contains(out.String(), "Model reply.") {
+	if code != 0 || !strings.Contains(out.String(), "Deploys are frozen today.") || strings.Contains(out.String(), "Model reply.") {
 		t.Errorf("blocked prompt: exit %d\n%s", code, out.String())
 	}
 }
@@ -294,11 +313,12 @@ func TestChatAsksForTrust(t *testing.T) {
 	if code := execute(context.Background(), e, []string{"chat", "-m", "faux", "--script", script, "-C", ws, "--no-session"}); code != 0 {
 		t.Fatalf("exit %d\n%s", code, out.String())
 	}
-	if !strings.Contains(out.String(), "(.claude/settings.json) run hooks") || !strings.Contains(out.String(), "Trusted.") {
+	if !strings.Contains(out.String(), ".claude/settings.json (not trusted before)") || !strings.Contains(out.String(), "+ hook Stop: true") || !strings.Contains(out.String(), "Trusted.") {
 		t.Errorf("no trust question:\n%s", out.String())
 	}
-	if !coding.TrustStore(e.getenv).Trusted(ws) {
-		t.Error("the answer was not stored")
+	snap, _ := trust.Scan(ws)
+	if st, err := coding.TrustStore(e.getenv).Check(snap); err != nil || !st.OK() {
+		t.Errorf("the answer was not stored: %v", err)
 	}
 	out2 := syncBuffer{}
 	e2 := &env{stdin: strings.NewReader("/exit\n"), stdout: &out2, stderr: &out2, getenv: e.getenv}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -136,32 +135,14 @@ to that model's API for PROMPT (nothing is sent).`,
 	return cmd
 }
 
-// errCaptured stops a request once its body is captured.
-var errCaptured = errors.New("request captured, not sent")
-
 // wireRequest returns the body of the first request a run would send
-// for text, captured just before sending.
+// for text; nothing is sent.
 func wireRequest(ctx context.Context, e *env, o *runOptions, text string) ([]byte, error) {
-	a, err := newAgent(ctx, e, o, "", true)
+	co, err := o.options(e, "", true)
 	if err != nil {
 		return nil, err
 	}
-	defer a.Close()
-	h := a.Harness()
-	var body []byte
-	so := h.StreamOptions()
-	so.OnPayload = func(_ context.Context, b []byte) ([]byte, error) {
-		if body == nil {
-			body = append([]byte(nil), b...)
-		}
-		return nil, errCaptured
-	}
-	h.SetStreamOptions(so)
-	a.Submit(ctx, text)
-	if body == nil {
-		return nil, fmt.Errorf("the %s provider does not expose its request body (the faux model sends none)", h.Model().Provider)
-	}
-	return body, nil
+	return coding.FirstRequest(ctx, co, text)
 }
 
 // showRequest prints a first request's system prompt, tools and size.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/reinhq/rein/coding"
@@ -86,7 +85,6 @@ func startChat(cmd *cobra.Command, e *env, o *runOptions) error {
 		return &exitError{code: 2, err: err}
 	}
 	o.answerable = true
-	askTrust(e, o)
 	a, err := newAgent(cmd.Context(), e, o, "", o.noSession)
 	if err != nil {
 		return &exitError{code: 2, err: err}
@@ -108,7 +106,13 @@ func converse(ctx context.Context, e *env, o *runOptions, a *coding.Agent) error
 // flags say otherwise, and reports what loading set aside or repaired.
 // Errors are exitErrors.
 func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*coding.Agent, error) {
-	path, err := findSession(o.workdir, ref)
+	var path string
+	var err error
+	if ref == pickRef {
+		path, err = pickSession(e, o.workdir)
+	} else {
+		path, err = coding.FindSession(o.workdir, ref)
+	}
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
@@ -131,7 +135,7 @@ func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*c
 	}
 	sess := a.Session()
 	for _, is := range sess.Issues() {
-		fmt.Fprintf(e.stderr, "rein: %s line %d: %s: %s\n", filepath.Base(path), is.Line, is.Kind, is.Detail)
+		fmt.Fprintf(e.stderr, "rein: %s:%d: %s: %s\n", path, is.Line, is.Kind, is.Detail)
 	}
 	for _, r := range sess.Repairs() {
 		fmt.Fprintf(e.stderr, "rein: repaired: the %s call %s was interrupted; recorded it as failed\n", r.ToolName, r.CallID)
@@ -190,7 +194,7 @@ func (e *env) failoverEvent(ev failover.Event) {
 		f(ev)
 		return
 	}
-	if s := describeRetry(ev); s != "" {
+	if s := coding.DescribeRetry(ev); s != "" {
 		fmt.Fprintln(e.stderr, "rein:", s)
 	}
 }

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/coding/claudecode"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/spf13/cobra"
@@ -28,6 +30,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringSliceVar(&o.disableMCP, "disable-mcp", nil, "MCP servers not to start, by name, comma-separated (all: none of them)")
 	f.BoolVar(&o.strict, "strict", false, "end the run only when the model calls work_complete (reminding it a bounded number of times), not at its first final answer")
 	addPeerFlags(cmd, o)
+	addClaudeFlags(cmd, o)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -95,9 +98,12 @@ func runOnce(ctx context.Context, e *env, o *runOptions, prompt string) error {
 // check validates the flags that need no workspace.
 func (o *runOptions) check() error {
 	switch o.output {
-	case "", "text", "json", "stream-json":
+	case "", "text", "json", "stream-json", "rein-json", "rein-stream-json":
 	default:
-		return fmt.Errorf("unknown output format %q: use text, json or stream-json", o.output)
+		return fmt.Errorf("unknown output format %q: use text, json, stream-json (Claude Code's shapes), rein-json or rein-stream-json (rein's own)", o.output)
+	}
+	if err := o.claude.apply(o); err != nil {
+		return err
 	}
 	if !llm.ThinkingLevel(o.thinking).Valid() {
 		return fmt.Errorf("unknown thinking level %q: use off, minimal, low, medium, high or xhigh", o.thinking)
@@ -108,6 +114,7 @@ func (o *runOptions) check() error {
 // promptOnce runs one prompt on a ready agent and renders it. Standard
 // output gets the final answer only when there is one.
 func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, prompt string) error {
+	start := time.Now()
 	p := &printer{out: e.stdout, info: e.stderr, color: e.color, preview: 1}
 	if e.piped {
 		p.out = e.stderr
@@ -121,8 +128,15 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		defer e.setRetry(nil)
 	}
 	enc := json.NewEncoder(e.stdout)
-	masker := newDeltaMasker()
+	masker := coding.NewDeltaMasker(redactor())
 	var encErr error
+	var cc *claudecode.Writer
+	switch o.output {
+	case "json":
+		cc = claudecode.NewResult(e.stdout, claudeMeta(a, start))
+	case "stream-json":
+		cc = claudecode.NewStream(e.stdout, claudeMeta(a, start))
+	}
 	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
 		if ev.Approval != nil {
 			return nil
@@ -134,8 +148,14 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 			}
 			p.event(ev.Event.Event)
 			contextEvent(p.info, p, ev.Event)
-		case "stream-json":
-			for _, out := range masker.apply(ev.Event) {
+		case "json", "stream-json":
+			for _, out := range masker.Apply(ev.Event) {
+				if encErr == nil {
+					encErr = cc.Event(out)
+				}
+			}
+		case "rein-stream-json":
+			for _, out := range masker.Apply(ev.Event) {
 				if encErr == nil {
 					encErr = enc.Encode(out)
 				}
@@ -153,7 +173,11 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	res, err := a.Submit(ctx, prompt)
 	var blocked *coding.BlockedError
 	if errors.As(err, &blocked) {
-		return &exitError{code: 1, err: err}
+		// As with Claude Code, a prompt the user's own hook stopped is not
+		// a failure of the run: the reason goes to standard error and the
+		// exit status is 0.
+		fmt.Fprintln(e.stderr, "rein:", err)
+		return nil
 	}
 	if w != nil {
 		w.close()
@@ -161,15 +185,24 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	if encErr != nil {
 		return encErr
 	}
-	final, done := finalText(res), stopError(res, err) == nil
+	final, done := coding.FinalText(res), stopError(res, err) == nil
 	sess := a.Session()
-	if o.output == "json" {
+	if o.output == "json" || o.output == "rein-json" || o.output == "stream-json" {
 		doc := runResult(res, err)
 		if sess != nil {
 			doc.Session = sess.Path()
 		}
-		if err := enc.Encode(doc); err != nil {
-			return err
+		var werr error
+		switch o.output {
+		case "rein-json":
+			werr = enc.Encode(doc)
+		case "json":
+			werr = cc.Result(res, final, err, doc)
+		default:
+			werr = cc.Result(res, final, err, nil)
+		}
+		if werr != nil {
+			return werr
 		}
 	} else if text {
 		if sess != nil {
@@ -185,7 +218,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 			fmt.Fprintln(e.stderr, p.style(ansiDim, "rein: the run did not finish; its partial reply is above, on standard error only"))
 		}
 	}
-	if hint := errorHint(err, o.baseURL); hint != "" {
+	if hint := coding.Hint(err, o.baseURL); hint != "" {
 		fmt.Fprintln(e.stderr, "rein: hint:", hint)
 	}
 	if err != nil && p.shownError != "" && strings.Contains(err.Error(), p.shownError) {
@@ -193,29 +226,6 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		return &exitError{code: 1}
 	}
 	return stopError(res, err)
-}
-
-// finalText is a run's answer: the work_complete summary when the model
-// called it (strict mode), else the text of the last assistant message.
-func finalText(res harness.Result) string {
-	for i := len(res.Messages) - 1; i >= 0; i-- {
-		m := &res.Messages[i]
-		if m.Role != llm.RoleAssistant {
-			continue
-		}
-		for _, c := range m.Content {
-			if c.Type == llm.ContentToolCall && c.Name == harness.WorkCompleteTool {
-				var args struct {
-					Summary string `json:"summary"`
-				}
-				if json.Unmarshal(c.Arguments, &args) == nil && strings.TrimSpace(args.Summary) != "" {
-					return args.Summary
-				}
-			}
-		}
-		break
-	}
-	return res.Text()
 }
 
 // result is the --output json document. Text is the final answer, empty
@@ -236,9 +246,9 @@ type result struct {
 func runResult(res harness.Result, err error) result {
 	r := result{Stop: res.Stop, Detail: res.Detail, Turns: res.Turns, Usage: res.Usage, Messages: res.Messages}
 	if stopError(res, err) == nil {
-		r.Text = finalText(res)
+		r.Text = coding.FinalText(res)
 	} else {
-		r.PartialText = finalText(res)
+		r.PartialText = coding.FinalText(res)
 	}
 	if err != nil {
 		r.Error = err.Error()

@@ -58,7 +58,7 @@ func TestRunStreamJSON(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
 	script := writeScript(t, t.TempDir(), readScript)
-	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "-o", "stream-json", "go")
+	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "-o", "rein-stream-json", "go")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -76,11 +76,11 @@ func TestPlantedSecretsNeverWritten(t *testing.T) {
 	scriptPath := writeScript(t, t.TempDir(), script.String())
 
 	var outputs []string
-	for _, mode := range []string{"text", "stream-json", "json"} {
+	for _, mode := range []string{"text", "rein-stream-json", "json", "stream-json", "rein-json"} {
 		// Each run needs its own script (replies are consumed).
 		_, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", scriptPath, "-C", dir, "-o", mode, "look at secrets.txt")
 		outputs = append(outputs, out, errOut)
-		if mode == "stream-json" {
+		if mode == "rein-stream-json" {
 			// A secret streamed across several deltas must not be
 			// recoverable by joining them.
 			outputs = append(outputs, joinDeltas(t, out))

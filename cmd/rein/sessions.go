@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -87,72 +86,6 @@ func newSessionsListCmd(e *env) *cobra.Command {
 
 func shortID(id string) string { return coding.ShortID(id) }
 
-// findSession resolves a SESSION argument to a file path.
-// findEntry resolves an entry id, or a unique prefix of one, among the
-// tree entries.
-func findEntry(entries []session.Entry, ref string) (string, error) {
-	var matches []string
-	for _, e := range entries {
-		if !e.IsTree() {
-			continue
-		}
-		if e.ID == ref {
-			return ref, nil
-		}
-		if strings.HasPrefix(e.ID, ref) {
-			matches = append(matches, e.ID)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return "", fmt.Errorf("no entry %q", ref)
-	case 1:
-		return matches[0], nil
-	}
-	return "", fmt.Errorf("%q matches %d entries (%s); give more of the id", ref, len(matches), strings.Join(matches[:min(len(matches), 5)], ", "))
-}
-
-func findSession(workdir, ref string) (string, error) {
-	if ref == "" {
-		return "", errors.New("name a session: a path, an id (or a unique prefix), or last")
-	}
-	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
-		return ref, nil
-	}
-	root, err := workspaceDir(workdir)
-	if err != nil {
-		return "", err
-	}
-	dir := session.DefaultDir(root)
-	infos, err := session.List(dir)
-	if err != nil {
-		return "", err
-	}
-	if len(infos) == 0 {
-		return "", fmt.Errorf("no sessions in %s", dir)
-	}
-	if ref == "last" || ref == "latest" {
-		return infos[0].Path, nil
-	}
-	var matches []session.Info
-	for _, in := range infos {
-		if strings.HasPrefix(in.ID, ref) || strings.HasPrefix(filepath.Base(in.Path), ref) {
-			matches = append(matches, in)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return "", fmt.Errorf("no session %q in %s; rein sessions list shows them", ref, dir)
-	case 1:
-		return matches[0].Path, nil
-	}
-	ids := make([]string, len(matches))
-	for i, m := range matches {
-		ids[i] = shortID(m.ID)
-	}
-	return "", fmt.Errorf("%q matches %d sessions (%s); give more of the id", ref, len(matches), strings.Join(ids, ", "))
-}
-
 func newSessionsShowCmd(e *env) *cobra.Command {
 	var dir string
 	var asJSON bool
@@ -165,7 +98,7 @@ func newSessionsShowCmd(e *env) *cobra.Command {
 			if len(args) == 1 {
 				ref = args[0]
 			}
-			path, err := findSession(dir, ref)
+			path, err := coding.FindSession(dir, ref)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -291,7 +224,7 @@ direction without touching the original. The original is only read: it may be
 in use by another rein at the same time.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := findSession(dir, args[0])
+			path, err := coding.FindSession(dir, args[0])
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
@@ -300,7 +233,7 @@ in use by another rein at the same time.`,
 				return &exitError{code: 1, err: err}
 			}
 			if at != "" {
-				if at, err = findEntry(entries, at); err != nil {
+				if at, err = coding.FindEntry(entries, at); err != nil {
 					return &exitError{code: 2, err: fmt.Errorf("%w in %s; rein sessions show lists the entry ids", err, relPath(filepath.Dir(path), path))}
 				}
 			} else if at = session.LastLeaf(entries); at == "" {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/interop"
 	"github.com/reinhq/rein/session"
 	"github.com/spf13/cobra"
@@ -150,7 +151,7 @@ could not hold (see docs/sessions-interop.md).`,
 			if err != nil || f == "" || f == interop.Rein {
 				return &exitError{code: 2, err: fmt.Errorf("--format: give one of pi, claude, codex, opencode, md, html, json")}
 			}
-			path, err := findSession(dir, args[0])
+			path, err := coding.FindSession(dir, args[0])
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}

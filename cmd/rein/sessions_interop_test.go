@@ -74,3 +74,38 @@ func TestResumeImportsAnotherHarnessesFile(t *testing.T) {
 		t.Fatalf("%d messages: %+v", n, c.Messages)
 	}
 }
+
+func TestSessionsExportInstallAndImportDir(t *testing.T) {
+	ws := t.TempDir()
+	home := t.TempDir()
+	if code, _, errOut := runCLI(t, "", "sessions", "import", "-C", ws, piFixture); code != 0 {
+		t.Fatal(errOut)
+	}
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	for _, f := range []string{"pi", "claude", "codex"} {
+		code, _, errOut := runCLIEnv(t, "", func(e *env) { e.getenv = getenv }, "sessions", "export", "-C", ws, "last", "--format", f, "--install")
+		if code != 0 || !strings.Contains(errOut, "open it with:") {
+			t.Fatalf("%s --install: %d %q", f, code, errOut)
+		}
+	}
+	for _, pat := range []string{".pi/agent/sessions/--*--/*.jsonl", ".claude/projects/*/*.jsonl", ".codex/sessions/*/*/*/rollout-*.jsonl"} {
+		if m, _ := filepath.Glob(filepath.Join(home, pat)); len(m) != 1 {
+			t.Fatalf("%s: %v", pat, m)
+		}
+	}
+	// --install does not replace a file that is there.
+	if code, _, errOut := runCLIEnv(t, "", func(e *env) { e.getenv = getenv }, "sessions", "export", "-C", ws, "last", "--format", "claude", "--install"); code == 0 {
+		t.Fatalf("a second install replaced the first: %q", errOut)
+	}
+	// A directory imports every session file in it.
+	ws2 := t.TempDir()
+	code, out, errOut := runCLI(t, "", "sessions", "import", "-C", ws2, "../../interop/testdata/pi")
+	if code != 0 || strings.Count(out, "imported ") != 2 {
+		t.Fatalf("dir import: %d %q %q", code, out, errOut)
+	}
+}

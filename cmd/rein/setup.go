@@ -40,6 +40,10 @@ type runOptions struct {
 
 	// disableMCP names MCP servers not to start ("all": none).
 	disableMCP []string
+	// claude holds Claude Code's flags; check maps them onto allowRules,
+	// denyRules, permissionMode and tools.
+	claude                claudeFlags
+	allowRules, denyRules []string
 	// keepTools and keepThinking: the flags were not given, so a resumed
 	// session's own settings apply.
 	keepTools, keepThinking bool
@@ -60,6 +64,8 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		IdleTimeout:    o.idleTimeout,
 		Thinking:       llm.ThinkingLevel(o.thinking),
 		Tools:          o.tools,
+		AllowRules:     o.allowRules,
+		DenyRules:      o.denyRules,
 		DisableMCP:     o.disableMCP,
 		PermissionMode: o.permissionMode,
 		Interactive:    o.answerable,
@@ -75,6 +81,9 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		OnRetry:        e.failoverEvent,
 		Redactor:       redactor(),
 		Version:        version,
+	}
+	if o.answerable {
+		co.ConfirmTrust = confirmTrust(e)
 	}
 	if sessionPath != "" {
 		if o.keepTools {

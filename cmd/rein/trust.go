@@ -3,9 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -13,16 +13,25 @@ func newTrustCmd(e *env) *cobra.Command {
 	var revoke, list bool
 	cmd := &cobra.Command{
 		Use:   "trust [DIR]",
-		Short: "Trust a workspace to run its own hooks, sensors and allow rules",
-		Long: `A workspace's settings files (.claude/settings*.json, .rein/settings*.json) can
-declare hooks and checks that run commands on your machine, and allow rules that
-let the agent act without asking. rein applies them only in workspaces you
-trust, so a cloned repository cannot run commands just by being opened. Deny
-and ask rules apply everywhere.
+		Short: "Trust what a workspace's own files would do: hooks, MCP servers, provider settings, sandbox loosening",
+		Long: `Some of a workspace's files can run commands on your machine, send model
+requests and keys elsewhere, or loosen the sandbox: hooks, sensors, the commit
+gate, allow rules and a permissive mode in .claude/settings*.json and
+.rein/settings*.json; servers in .mcp.json; provider URLs, headers and key
+sources in .rein/config.json; and "sandbox": "off", "writable" and
+"env_allow" in .rein/security.json. rein ignores all of it until you trust
+it, so a cloned repository cannot act just by being opened.
 
-rein trust            trust the current directory (or DIR)
+Trust follows content: rein records what each file would do, and when a file
+changes it shows what is new and asks again (a run no one can ask stops
+before its first request). Your own "allow always" answers never ask.
+
+rein trust            show what the workspace's files would do, and trust it
 rein trust --revoke   stop trusting it
-rein trust --list     list the trusted workspaces`,
+rein trust --list     list the trusted workspaces
+
+In CI, run rein trust in the job before rein -p, or set
+REIN_TRUST_WORKSPACE=1 for the run.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t := coding.TrustStore(e.getenv)
@@ -30,41 +39,55 @@ rein trust --list     list the trusted workspaces`,
 				return &exitError{code: 2, err: errors.New("no user config directory: set HOME or XDG_CONFIG_HOME")}
 			}
 			if list {
-				ws, err := t.List()
+				ents, err := t.List()
 				if err != nil {
 					return err
 				}
-				for _, w := range ws {
-					fmt.Fprintln(e.stdout, w)
+				for _, w := range ents {
+					switch {
+					case w.Legacy:
+						fmt.Fprintf(e.stdout, "%s (trusted by folder with an earlier rein; recorded at its next run)\n", w.Path)
+					case w.Time.IsZero():
+						fmt.Fprintf(e.stdout, "%s (only your own approvals)\n", w.Path)
+					default:
+						fmt.Fprintf(e.stdout, "%s (%d file(s), %s)\n", w.Path, len(w.Files), w.Time.Local().Format("2006-01-02 15:04"))
+					}
 				}
 				return nil
 			}
-			dir := "."
+			dir := ""
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			abs, err := filepath.Abs(dir)
+			ws, err := coding.OpenWorkspace(dir)
 			if err != nil {
-				return err
+				return &exitError{code: 2, err: err}
 			}
 			if revoke {
-				ok, err := t.Remove(abs)
+				ok, err := t.Revoke(ws.Root)
 				if err != nil {
 					return err
 				}
 				if !ok {
-					fmt.Fprintln(e.stdout, abs+" was not trusted")
+					fmt.Fprintln(e.stdout, ws.Root+" was not trusted")
 					return nil
 				}
-				fmt.Fprintln(e.stdout, "no longer trusted: "+abs)
+				fmt.Fprintln(e.stdout, "no longer trusted: "+ws.Root)
 				return nil
 			}
-			if err := t.Add(abs); err != nil {
+			snap, err := trust.Scan(ws.Root)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, "trusted: "+abs)
-			if what := coding.UntrustedFeatures(abs); what != "" {
-				fmt.Fprintln(e.stdout, "its settings "+what+"; they apply from the next run")
+			st, _ := t.Check(snap)
+			if err := t.Accept(snap); err != nil {
+				return err
+			}
+			fmt.Fprintln(e.stdout, "trusted: "+snap.Root)
+			if len(st.Changes) > 0 {
+				fmt.Fprint(e.stdout, "what it may now do, from the next run:\n"+st.Describe())
+			} else if len(snap.Files) == 0 {
+				fmt.Fprintln(e.stdout, "(its files do nothing that needs trust now; a file added later will ask)")
 			}
 			return nil
 		},

@@ -23,7 +23,7 @@ import (
 func runTUI(ctx context.Context, e *env, a *coding.Agent) error {
 	b := &tuiBackend{a: a}
 	opts := tui.Options{Plain: e.getenv("NO_COLOR") != "", Commands: tuiCommands(a)}
-	hist := openHistory(e.getenv, a.Workspace(), redactor())
+	hist := tui.OpenHistory(e.getenv, a.Workspace(), redactor())
 	if hist != nil {
 		opts.PromptStore = hist
 	}
@@ -59,7 +59,7 @@ func runTUI(ctx context.Context, e *env, a *coding.Agent) error {
 	})
 	defer unsubscribe()
 	e.setRetry(func(ev failover.Event) {
-		if s := describeRetry(ev); s != "" {
+		if s := coding.DescribeRetry(ev); s != "" {
 			p.Send(tui.StatusMsg(s))
 		}
 	})
@@ -106,11 +106,11 @@ func (b *tuiBackend) Prompt(ctx context.Context, text string) error {
 	defer b.runs.Done()
 	res, err := b.a.Submit(ctx, text)
 	if err == nil && res.Stop == harness.StopCompleted {
-		if s := finalText(res); s != res.Text() {
+		if s := coding.FinalText(res); s != res.Text() {
 			b.send(tui.NoticeMsg{Text: "work complete: " + s})
 		}
 	}
-	if hint := errorHint(err, b.a.Harness().Model().BaseURL); hint != "" {
+	if hint := coding.Hint(err, b.a.Harness().Model().BaseURL); hint != "" {
 		b.send(tui.NoticeMsg{Text: "hint: " + hint})
 	}
 	return err
@@ -174,18 +174,27 @@ func approvalDialog(req *coding.Approval) *tui.Approval {
 		choices[1] = "allow always: " + req.Suggest
 	}
 	return &tui.Approval{
-		Title:   "Permission needed",
-		Detail:  describeRequest(req.Request),
-		Choices: choices,
-		Reply: func(i int) {
-			ans := permission.Answer{Kind: permission.DenyCall, Reason: "the user declined"}
-			switch i {
-			case 0:
-				ans = permission.Answer{Kind: permission.AllowOnce}
-			case 1:
-				ans = permission.Answer{Kind: permission.AllowAlways}
-			}
-			go req.Answer(ans)
+		Title:     "Permission needed",
+		Detail:    coding.DescribeRequest(req.Request),
+		Choices:   choices,
+		ReasonFor: 2,
+		ReplyReason: func(i int, reason string) {
+			go req.Answer(tuiAnswer(i, reason))
 		},
 	}
+}
+
+// tuiAnswer turns the dialog's choice (-1 when dismissed) and the reason
+// typed after "deny" into an answer.
+func tuiAnswer(choice int, reason string) permission.Answer {
+	switch choice {
+	case 0:
+		return permission.Answer{Kind: permission.AllowOnce}
+	case 1:
+		return permission.Answer{Kind: permission.AllowAlways}
+	}
+	if reason == "" {
+		reason = "the user declined"
+	}
+	return permission.Answer{Kind: permission.DenyCall, Reason: reason}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 )
@@ -119,7 +120,7 @@ func (w *waiter) clearLocked() {
 // retry prints a failover decision on its own line and keeps its reason
 // on the waiting line.
 func (w *waiter) retry(ev failover.Event) {
-	s := describeRetry(ev)
+	s := coding.DescribeRetry(ev)
 	if s == "" {
 		return
 	}

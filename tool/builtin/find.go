@@ -100,8 +100,9 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 		}
 	}
 	var found []string
+	hide, hidden := tool.Hidden(ctx), &hiddenPaths{}
 	if walkFrom != "" {
-		err = walk(ctx, root, walkFrom, walkOptions{}, func(e walkEntry) error {
+		err = walk(ctx, root, walkFrom, walkOptions{hide: hide, hidden: hidden}, func(e walkEntry) error {
 			target := strings.TrimPrefix(e.rel, startRel)
 			if byName {
 				target = e.d.Name()
@@ -135,7 +136,11 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 		if where == "." {
 			where = "the workspace"
 		}
-		return tool.Result{Content: tool.Text(fmt.Sprintf("No files match %q in %s (ignored files and .git are not searched).", in.Pattern, where)).Content, Details: d}, nil
+		msg := fmt.Sprintf("No files match %q in %s (ignored files and .git are not searched).", in.Pattern, where)
+		if note := hidden.note(); note != "" {
+			msg += "\n" + note
+		}
+		return tool.Result{Content: tool.Text(msg).Content, Details: d}, nil
 	}
 	var b strings.Builder
 	for _, p := range found {
@@ -147,6 +152,9 @@ func find(ctx context.Context, w Workspace, in findArgs) (tool.Result, error) {
 		fmt.Fprintf(&b, "[%d of %d matches listed (the output is capped at about %d KB); narrow the pattern or path]\n", len(found), total, MaxResultBytes/1000)
 	case total > len(found):
 		fmt.Fprintf(&b, "[%d of %d matches listed; narrow the pattern or path, or raise limit]\n", len(found), total)
+	}
+	if note := hidden.note(); note != "" {
+		b.WriteString(note + "\n")
 	}
 	return tool.Result{Content: tool.Text(strings.TrimSuffix(b.String(), "\n")).Content, Details: d}, nil
 }

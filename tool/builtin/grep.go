@@ -62,7 +62,7 @@ func Grep(w Workspace, opts GrepOptions) *tool.Tool {
 		}
 	}
 	t := tool.MustNew("grep", grepDescription, func(ctx context.Context, call *tool.Call, in grepArgs) (tool.Result, error) {
-		return grep(ctx, w, rg, in)
+		return grep(ctx, w, rg, in, tool.Hidden(ctx))
 	})
 	t.ReadOnly = true
 	return t
@@ -78,9 +78,13 @@ type grepQuery struct {
 	glob    string         // without the leading "!"
 	negGlob bool
 	in      grepArgs
+	// hide reports paths a deny rule covers (see tool.Hidden); hidden
+	// counts those left out.
+	hide   func(abs string) bool
+	hidden *hiddenPaths
 }
 
-func grep(ctx context.Context, w Workspace, rg string, in grepArgs) (tool.Result, error) {
+func grep(ctx context.Context, w Workspace, rg string, in grepArgs, hide func(string) bool) (tool.Result, error) {
 	if in.Pattern == "" {
 		return tool.Result{}, errors.New("pattern is empty; give a regular expression to search for")
 	}
@@ -102,7 +106,7 @@ func grep(ctx context.Context, w Workspace, rg string, in grepArgs) (tool.Result
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("invalid regular expression %q: %v. Escape special characters with a backslash, or set literal to true to search for the text as is", in.Pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: "))
 	}
-	q := grepQuery{re: re, in: in}
+	q := grepQuery{re: re, in: in, hide: hide, hidden: &hiddenPaths{}}
 	if q.root, err = w.root(); err != nil {
 		return tool.Result{}, err
 	}
@@ -118,6 +122,9 @@ func grep(ctx context.Context, w Workspace, rg string, in grepArgs) (tool.Result
 		return tool.Result{}, fmt.Errorf("cannot search %s: %v", q.rel, err)
 	}
 	q.isFile = !fi.IsDir()
+	if hide != nil && hide(q.start) {
+		return tool.Result{}, fmt.Errorf("%s cannot be searched: a permission rule denies reading it", q.rel)
+	}
 	if g := strings.TrimSpace(in.Glob); g != "" {
 		q.glob, q.negGlob = strings.CutPrefix(g, "!")
 		q.glob = strings.TrimPrefix(q.glob, "/")
@@ -163,6 +170,9 @@ func grep(ctx context.Context, w Workspace, rg string, in grepArgs) (tool.Result
 	}
 	if warn != "" {
 		b.WriteString("\n[" + warn + "]")
+	}
+	if note := q.hidden.note(); note != "" {
+		b.WriteString("\n" + note)
 	}
 	return tool.Result{Content: tool.Text(b.String()).Content, Details: d}, nil
 }

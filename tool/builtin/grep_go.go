@@ -33,7 +33,7 @@ func searchGo(ctx context.Context, q grepQuery, f *grepFormatter) error {
 		s.explicit = true
 		return s.file(ctx, q.start, q.rel)
 	}
-	o := walkOptions{skipHidden: true}
+	o := walkOptions{skipHidden: true, hide: q.hide, hidden: q.hidden}
 	if q.glob != "" {
 		o.override = q.override
 	}

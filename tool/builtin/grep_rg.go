@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -171,7 +172,7 @@ func rgEvent(line []byte, q grepQuery, f *grepFormatter) error {
 	if !isMatch && !bytes.HasPrefix(line, rgContextPrefix) {
 		return nil
 	}
-	if isMatch && f.full() {
+	if isMatch && f.full() && q.hide == nil {
 		f.add(grepEvent{match: true})
 		return nil
 	}
@@ -185,6 +186,16 @@ func rgEvent(line []byte, q grepQuery, f *grepFormatter) error {
 	path := strings.TrimPrefix(m.Data.Path.String(), "./")
 	if q.rel == "." && path == "" {
 		path = "."
+	}
+	if q.hide != nil && path != "." && q.hide(filepath.Join(q.root, filepath.FromSlash(path))) {
+		if q.hidden.first != path && !q.hidden.seen(path) {
+			q.hidden.add(path)
+		}
+		return nil // a deny rule covers the file: nothing of it is shown
+	}
+	if isMatch && f.full() {
+		f.add(grepEvent{match: true})
+		return nil
 	}
 	text := strings.TrimSuffix(m.Data.Lines.String(), "\n")
 	f.add(grepEvent{path: path, line: m.Data.LineNumber, text: text, match: isMatch})

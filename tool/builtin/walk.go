@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,6 +33,39 @@ type walkOptions struct {
 	// whatever those rules say, overrideExclude drops it, overrideNone
 	// leaves it to them.
 	override func(rel string, isDir bool) int
+	// hide, when set, reports the paths to leave out whatever else is
+	// said (paths a deny rule covers); hidden counts them.
+	hide   func(abs string) bool
+	hidden *hiddenPaths
+}
+
+// hiddenPaths counts what a walk left out because a deny rule covers it.
+type hiddenPaths struct {
+	n           int
+	first, last string // relative to the root
+}
+
+func (h *hiddenPaths) add(rel string) {
+	if h.n == 0 {
+		h.first = rel
+	}
+	h.n++
+	h.last = rel
+}
+
+// seen reports whether rel was the last path added (ripgrep reports a
+// file's lines one after another).
+func (h *hiddenPaths) seen(rel string) bool { return h.n > 0 && h.last == rel }
+
+// note is the line a result carries about hidden paths, or "".
+func (h *hiddenPaths) note() string {
+	if h == nil || h.n == 0 {
+		return ""
+	}
+	if h.n == 1 {
+		return fmt.Sprintf("[%s was not searched: a permission rule denies reading it]", h.first)
+	}
+	return fmt.Sprintf("[%d paths were not searched (%s and others): a permission rule denies reading them]", h.n, h.first)
 }
 
 // walk visits the tree under start (an absolute directory inside root)
@@ -94,6 +128,12 @@ func walkDir(ctx context.Context, abs, dirRel string, ig ignorer, o walkOptions,
 			continue
 		}
 		childAbs := filepath.Join(abs, name)
+		if o.hide != nil && o.hide(childAbs) {
+			if o.hidden != nil {
+				o.hidden.add(r)
+			}
+			continue
+		}
 		if err := fn(walkEntry{rel: r, abs: childAbs, d: e}); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package tui
 
 import (
 	"bufio"
@@ -22,7 +22,7 @@ import (
 // back to the last historyKeep when it holds more than twice as many.
 const historyKeep = 1000
 
-// promptHistory is the terminal UI's prompt history of one workspace
+// FileHistory is the terminal UI's prompt history of one workspace
 // (a tui.PromptStore): a JSON-lines file, one {"text", "time"} object per
 // prompt, under the user's state directory. Prompts pass through the
 // redactor before they are written. Each prompt is one write to the file
@@ -30,7 +30,7 @@ const historyKeep = 1000
 // same workspace append side by side; cutting the file back takes the
 // lock exclusively. Not safe for concurrent use within a process (the UI
 // calls it from one goroutine).
-type promptHistory struct {
+type FileHistory struct {
 	path   string
 	redact *redact.Redactor
 	keep   int
@@ -56,10 +56,10 @@ func historyPath(getenv func(string) string, root string) string {
 	return filepath.Join(filepath.Dir(state), "history", hex.EncodeToString(sum[:8])+".jsonl")
 }
 
-// openHistory returns the prompt history of the workspace root, or nil
+// OpenHistory returns the prompt history of the workspace root, or nil
 // when REIN_HISTORY=off or there is no state directory. Nothing is read
 // or created until the UI loads or adds a prompt.
-func openHistory(getenv func(string) string, root string, r *redact.Redactor) *promptHistory {
+func OpenHistory(getenv func(string) string, root string, r *redact.Redactor) *FileHistory {
 	if getenv("REIN_HISTORY") == "off" {
 		return nil
 	}
@@ -67,13 +67,13 @@ func openHistory(getenv func(string) string, root string, r *redact.Redactor) *p
 	if p == "" {
 		return nil
 	}
-	return &promptHistory{path: p, redact: r, keep: historyKeep}
+	return &FileHistory{path: p, redact: r, keep: historyKeep}
 }
 
 // Load returns the last prompts of the file, oldest first. A missing
 // file is an empty history. Damaged lines are skipped and reported in
 // the error, with the prompts that could be read.
-func (h *promptHistory) Load() ([]string, error) {
+func (h *FileHistory) Load() ([]string, error) {
 	entries, lines, bad, err := h.read()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -102,7 +102,7 @@ func (h *promptHistory) Load() ([]string, error) {
 
 // read parses the file: its entries, its line count and the number of
 // lines that are not entries.
-func (h *promptHistory) read() (entries []historyEntry, lines, bad int, err error) {
+func (h *FileHistory) read() (entries []historyEntry, lines, bad int, err error) {
 	f, err := os.Open(h.path)
 	if err != nil {
 		return nil, 0, 0, err
@@ -130,7 +130,7 @@ func (h *promptHistory) read() (entries []historyEntry, lines, bad int, err erro
 
 // Add appends a prompt, redacted, unless it repeats the newest one, and
 // cuts the file back when it has grown past twice the prompts kept.
-func (h *promptHistory) Add(text string) error {
+func (h *FileHistory) Add(text string) error {
 	text = h.redact.String(text)
 	if text == h.last {
 		return nil
@@ -192,7 +192,7 @@ func appendLine(path string, b []byte) error {
 // compact rewrites the file with its last h.keep entries (damaged lines
 // are dropped), holding the lock exclusively so that no prompt appended
 // meanwhile is lost.
-func (h *promptHistory) compact(lock *flock.Flock) error {
+func (h *FileHistory) compact(lock *flock.Flock) error {
 	if err := lock.Lock(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package tui
 
 import (
 	"fmt"
@@ -11,10 +11,10 @@ import (
 	"github.com/reinhq/rein/redact"
 )
 
-func testHistory(t *testing.T, state string, r *redact.Redactor) *promptHistory {
+func testHistory(t *testing.T, state string, r *redact.Redactor) *FileHistory {
 	t.Helper()
 	env := map[string]string{"XDG_STATE_HOME": state, "HOME": "/nonexistent"}
-	h := openHistory(func(k string) string { return env[k] }, "/some/workspace", r)
+	h := OpenHistory(func(k string) string { return env[k] }, "/some/workspace", r)
 	if h == nil {
 		t.Fatal("no history")
 	}
@@ -41,16 +41,16 @@ func TestTUIHistoryRoundTrip(t *testing.T) {
 		t.Fatalf("loaded %q, %v", got, err)
 	}
 	// Another workspace has its own file.
-	other := openHistory(func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] }, "/another", nil)
+	other := OpenHistory(func(k string) string { return map[string]string{"XDG_STATE_HOME": state}[k] }, "/another", nil)
 	if other.path == h.path {
 		t.Fatal("two workspaces share a file")
 	}
 	// HOME without XDG_STATE_HOME, and off.
-	home := openHistory(func(k string) string { return map[string]string{"HOME": "/home/u"}[k] }, "/w", nil)
+	home := OpenHistory(func(k string) string { return map[string]string{"HOME": "/home/u"}[k] }, "/w", nil)
 	if !strings.HasPrefix(home.path, "/home/u/.local/state/rein/history/") {
 		t.Fatalf("path without XDG_STATE_HOME: %s", home.path)
 	}
-	if openHistory(func(k string) string { return map[string]string{"HOME": "/home/u", "REIN_HISTORY": "off"}[k] }, "/w", nil) != nil {
+	if OpenHistory(func(k string) string { return map[string]string{"HOME": "/home/u", "REIN_HISTORY": "off"}[k] }, "/w", nil) != nil {
 		t.Fatal("REIN_HISTORY=off kept a history")
 	}
 }

@@ -1,0 +1,613 @@
+package permission
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// One notion of what a call touches, for every rule and every tool: a
+// path tool touches its path; a bash command touches the paths its
+// commands read and write (operands, redirections, literals of inline
+// code) and runs its programs. Deny and ask rules on paths apply to
+// bash through these touches; programs are matched by name whatever
+// path or wrapper runs them, and as members of their family (unlink is
+// an rm, wget a curl).
+
+// families are programs that do the same thing: a deny or ask rule on
+// one applies to all.
+var families = [][]string{
+	{"rm", "unlink", "rmdir", "shred", "srm", "wipe", "trash", "trash-put", "gio-trash"},
+	{"curl", "wget", "wget2", "http", "https", "xh", "curlie", "httpie", "aria2c", "axel", "lwp-request", "lwp-download", "GET", "POST", "HEAD", "lynx", "w3m", "links", "elinks", "nc", "ncat", "netcat", "socat", "telnet", "fetch"},
+}
+
+var familyOf = func() map[string][]string {
+	m := map[string][]string{}
+	for _, f := range families {
+		for _, p := range f {
+			m[p] = f
+		}
+	}
+	return m
+}()
+
+// denyTexts are the texts deny and ask rules see for c: as written, with
+// the program by name, and with each program of its family in its place.
+func denyTexts(c *command) []string {
+	out := []string{c.text()}
+	progs := append([]string{c.prog}, c.also...)
+	for _, p := range progs {
+		if p == "" {
+			continue
+		}
+		if t := c.progText(p); t != out[0] {
+			out = append(out, t)
+		}
+		for _, m := range familyOf[p] {
+			if m != p {
+				out = append(out, c.progText(m))
+			}
+		}
+	}
+	return out
+}
+
+// touch is one path a bash command may read or write.
+type touch struct {
+	abs         string // absolute, clean; "" when unknown
+	read, write bool
+	// recursive: the command works on everything below the path.
+	recursive bool
+	// maybe: write is set only because the command is not one whose
+	// effects are known; parent: changing the path renames or removes
+	// what is below it (mv, rm -r).
+	maybe, parent bool
+	// unknown says why the path cannot be known before the command runs.
+	unknown string
+	// probed is set once real and info are filled in: where links lead
+	// ("" when nowhere else) and the file's info (nil when it is absent).
+	probed bool
+	real   string
+	info   os.FileInfo
+}
+
+// probe looks at the touched file once, however many rules ask; cache
+// holds what this decision already learnt of directories on the way.
+func (t *touch) probe(cache map[string]os.FileInfo) {
+	if t.probed {
+		return
+	}
+	t.probed = true
+	t.real, t.info = probePath(t.abs, cache)
+}
+
+// probePath returns where p leads once links are resolved ("" when
+// that is p itself) and its info (nil when it does not exist). It
+// looks at p's components from the top, each once per decision (cache
+// maps a path to its Lstat info, nil when absent), and stops at the
+// first that does not exist, so paths that are not there cost few
+// system calls.
+func probePath(p string, cache map[string]os.FileInfo) (string, os.FileInfo) {
+	p = filepath.Clean(p)
+	sep := string(filepath.Separator)
+	cur := ""
+	rest := strings.TrimPrefix(p, sep)
+	for rest != "" {
+		part, more, _ := strings.Cut(rest, sep)
+		rest = more
+		cur += sep + part
+		fi, seen := cache[cur]
+		if !seen {
+			if st, err := os.Lstat(cur); err == nil {
+				fi = st
+			}
+			if cache != nil {
+				cache[cur] = fi
+			}
+		}
+		if fi == nil {
+			return "", nil // neither it nor anything below exists
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			info, err := os.Stat(p)
+			if err != nil {
+				info = nil
+			}
+			return resolveLinks(p), info
+		}
+		if rest == "" {
+			return "", fi
+		}
+	}
+	fi, _ := os.Lstat(p)
+	return "", fi
+}
+
+// noFiles are commands whose operands are not files they open.
+var noFiles = set("echo", "printf", "true", "false", "test", "[", "[[", "export", "local", "declare", "set", "unset", "shift", "sleep",
+	"exit", "return", "kill", "seq", "expr", "date", "whoami", "id", "uname", "pwd", "read", "wait", "jobs", "type", "which", "hash",
+	"alias", "unalias", "basename", "dirname", "printenv", "cd", "pushd", "popd", "trap", "eval", "let", "umask", "ulimit", "history",
+	"fg", "bg", "disown", "break", "continue", "getopts", "times", "tput", "clear", "tty", "nproc", "arch", "hostname", "uptime", "free",
+	"yes", "command", "builtin", "exec", "source", ".", "git")
+
+// gitFileSubs are the git subcommands whose operands may be files.
+var gitFileSubs = set("add", "rm", "mv", "checkout", "restore", "show", "log", "diff", "blame", "grep", "cat-file", "apply", "am", "archive", "hash-object", "cp", "stash")
+
+// writesAll are commands that change every operand; writesLast change
+// the last operand and read the others.
+var (
+	writesAll  = set("rm", "rmdir", "unlink", "shred", "touch", "truncate", "chmod", "chown", "chgrp", "mkdir", "tee", "mv", "srm", "wipe", "trash", "trash-put", "setfacl", "chattr", "mkfifo")
+	writesLast = set("cp", "ln", "install", "rsync", "scp", "link")
+	readsOnly  = set("cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "wc", "ls", "stat", "file", "du", "tree",
+		"diff", "cmp", "md5sum", "sha256sum", "sha1sum", "realpath", "readlink", "nl", "tac", "od", "xxd", "strings", "base64", "sort", "uniq", "cut", "jq")
+	searchers  = set("grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep")
+	patternArg = set("git grep", "grep", "egrep", "fgrep", "rg", "ag", "ack", "sed", "awk", "gawk", "mawk", "nawk", "jq", "yq")
+	alwaysRec  = set("git grep", "rg", "ag", "ack", "tar", "zip", "7z", "rsync", "du", "mv")
+)
+
+// recursive reports whether c works on the whole tree below its
+// operands.
+func recursive(c *command, prog string) bool {
+	if alwaysRec[prog] {
+		return true
+	}
+	for _, w := range c.words[1:] {
+		if w == "--recursive" || w == "--archive" || w == "--dereference-recursive" || strings.HasPrefix(w, "--directories=recurse") {
+			return true
+		}
+		if len(w) > 1 && w[0] == '-' && w[1] != '-' {
+			switch c.prog {
+			case "grep", "egrep", "fgrep", "cp", "scp", "rm", "zip", "chmod", "chown", "chgrp", "setfacl", "ls":
+				if strings.ContainsAny(w[1:], "rR") || (c.prog == "cp" && strings.Contains(w[1:], "a")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// touches returns what the commands of s read and write, resolved from
+// the workspace through the script's cd commands.
+func (g *Gate) touches(s *script) []touch {
+	var out []touch
+	cwd := g.o.Workdir
+	add := func(w string, lit, read, write, rec bool) {
+		if strings.HasPrefix(w, "/dev/") || w == "-" || strings.Contains(w, "://") {
+			return
+		}
+		t := touch{read: read, write: write, recursive: rec}
+		switch {
+		case !lit:
+			t.unknown = "the path " + w + " is only known at run time"
+		case cwd == "" && !filepath.IsAbs(w) && !strings.HasPrefix(w, "~"):
+			t.unknown = "the path " + w + " is relative to a directory only known at run time"
+		default:
+			t.abs = g.resolve(cwd, w)
+			if strings.ContainsAny(w, "*?[") {
+				// A pattern: the files it matches now are touched too.
+				ms, _ := filepath.Glob(t.abs)
+				for _, m := range ms[:min(len(ms), 256)] {
+					mt := t
+					mt.abs = m
+					out = append(out, mt)
+				}
+			}
+		}
+		out = append(out, t)
+	}
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		for _, w := range c.writes {
+			add(w, !strings.Contains(w, "$") && !strings.Contains(w, "`"), false, true, false)
+		}
+		for _, w := range c.reads {
+			add(w, !strings.Contains(w, "$") && !strings.Contains(w, "`"), true, false, false)
+		}
+		for _, w := range c.paths {
+			w = strings.TrimLeft(w, "<>+|& ") // open's mode prefixes (">file")
+			if w != "" && len(w) < 4096 && !strings.ContainsAny(w, "\n") {
+				add(w, true, true, true, false)
+			}
+		}
+		if len(c.words) == 0 || c.prog == "" {
+			continue
+		}
+		if c.prog == "cd" || c.prog == "pushd" {
+			switch {
+			case len(c.words) < 2:
+				cwd = g.o.Home
+			case !c.lit[1]:
+				cwd = ""
+			case cwd != "" || filepath.IsAbs(c.words[1]):
+				cwd = g.resolve(cwd, c.words[1])
+			}
+			continue
+		}
+		prog := c.prog
+		args, lits := c.words[1:], c.lit[1:]
+		if prog == "git" {
+			sub, rest, _ := gitArgs(c)
+			if !gitFileSubs[sub] {
+				continue
+			}
+			args = append([]string(nil), rest...)
+			lits = make([]bool, len(rest))
+			for j := range lits {
+				lits[j] = !strings.Contains(rest[j], "$(") && !strings.Contains(rest[j], "`")
+			}
+			prog = "git " + sub
+			for j, w := range args {
+				if _, p, ok := strings.Cut(w, ":"); ok && !strings.HasPrefix(w, "-") {
+					args[j] = p // rev:path names a file
+				}
+			}
+		}
+		if noFiles[prog] && !strings.HasPrefix(prog, "git ") {
+			continue
+		}
+		rec := recursive(c, prog)
+		var ops []int
+		skipPattern := patternArg[prog]
+		for j, w := range args {
+			if strings.HasPrefix(w, "-") && w != "-" {
+				if w == "-e" || w == "-f" || w == "--regexp" || w == "--file" || w == "--expression" {
+					skipPattern = false
+				}
+				if k, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(k, "--") && v != "" {
+					add(v, lits[j], true, true, rec)
+				}
+				continue
+			}
+			if skipPattern {
+				skipPattern = false
+				continue
+			}
+			if k, v, ok := strings.Cut(w, "="); ok && (prog == "dd" || !strings.Contains(k, "/")) && k != "" && !strings.ContainsAny(k, ".") {
+				if prog == "dd" {
+					add(v, lits[j], k == "if", k == "of", false)
+				} else if v != "" {
+					add(strings.TrimPrefix(v, "@"), lits[j], true, true, false)
+				}
+				continue
+			}
+			if strings.HasPrefix(w, "@") && len(w) > 1 {
+				add(w[1:], lits[j], true, false, false) // curl -d @file
+			}
+			ops = append(ops, j)
+		}
+		if len(ops) == 0 && rec && searchers[prog] {
+			add(".", true, true, false, true) // searches the current directory
+		}
+		if c.xargs {
+			out = append(out, touch{read: true, write: true, unknown: "the operands of " + prog + " come from xargs's input"})
+		}
+		for n, j := range ops {
+			read, write, maybe := true, true, false
+			switch {
+			case writesAll[prog]:
+			case writesLast[prog]:
+				write = n == len(ops)-1
+				read = !write || len(ops) == 1
+			case prog == "sed":
+				write = hasFlag(c, 'i', "--in-place")
+			case readsOnly[prog]:
+				write = false
+			default:
+				maybe = true
+			}
+			from := len(out)
+			add(args[j], lits[j], read, write, rec)
+			for k := from; k < len(out); k++ {
+				out[k].maybe = maybe
+				out[k].parent = prog == "mv" || writesAll[prog] && rec
+			}
+		}
+	}
+	return out
+}
+
+func hasFlag(c *command, short byte, long string) bool {
+	for _, w := range c.words[1:] {
+		if w == long || strings.HasPrefix(w, long+"=") || len(w) > 1 && w[0] == '-' && w[1] != '-' && strings.IndexByte(w[1:], short) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// readKind and editKind report whether a path rule covers reading or
+// changing files.
+func (r *Rule) readKind() bool {
+	if r.kinds&kindSet != 0 {
+		return r.kinds&kindRead != 0
+	}
+	return r.matchesTool("read") || r.matchesTool("grep") || r.matchesTool("find") || r.matchesTool("ls")
+}
+
+func (r *Rule) editKind() bool {
+	if r.kinds&kindSet != 0 {
+		return r.kinds&kindEdit != 0
+	}
+	return r.matchesTool("edit") || r.matchesTool("write")
+}
+
+// bashKind reports whether the rule names bash.
+func (r *Rule) bashKind() bool {
+	if r.kinds&kindSet != 0 {
+		return r.kinds&kindBash != 0
+	}
+	return r.matchesTool("bash")
+}
+
+// maxWalk bounds the entries one look below a directory visits.
+const maxWalk = 20000
+
+var errWalkDone = errors.New("done")
+
+// region returns the directory a path rule's pattern lies in: the
+// pattern's text before its first wildcard, up to a slash.
+func region(glob string) string {
+	i := strings.IndexAny(glob, "*?[{")
+	if i < 0 {
+		return filepath.FromSlash(glob)
+	}
+	j := strings.LastIndexByte(glob[:i], '/')
+	if j <= 0 {
+		return string(filepath.Separator)
+	}
+	return filepath.FromSlash(glob[:j])
+}
+
+// coversBelow reports whether the rule matches something at or below
+// dir on disk; unsure is set when the tree is too large to look through.
+func (r *Rule) coversBelow(dir string) (hit, unsure bool) {
+	for _, g := range r.globs {
+		reg := region(g)
+		var root string
+		switch {
+		case within(dir, reg):
+			root = reg
+		case within(reg, dir):
+			root = dir
+		default:
+			continue
+		}
+		if _, err := os.Lstat(root); err != nil {
+			continue
+		}
+		if r.matchPath(root) {
+			return true, false
+		}
+		n := 0
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if n++; n > maxWalk {
+				unsure = true
+				return errWalkDone
+			}
+			if err == nil && r.matchPath(p) {
+				hit = true
+				return errWalkDone
+			}
+			return nil
+		})
+		if hit || unsure || err != nil && err != errWalkDone {
+			return hit, unsure
+		}
+	}
+	return false, false
+}
+
+// linked reports whether the file at abs is a hard link of a file the
+// rule matches (same device and inode), for files with more than one
+// name.
+func (r *Rule) linked(abs string) bool {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return false
+	}
+	return r.linkedInfo(fi)
+}
+
+// linkedInfo is linked for a file already looked at.
+func (r *Rule) linkedInfo(fi os.FileInfo) bool {
+	if fi == nil || !fi.Mode().IsRegular() || nlink(fi) < 2 {
+		return false
+	}
+	for _, g := range r.globs {
+		reg := region(g)
+		n := 0
+		found := false
+		_ = filepath.WalkDir(reg, func(p string, d fs.DirEntry, err error) error {
+			if n++; n > maxWalk {
+				return errWalkDone
+			}
+			if err != nil || d.IsDir() || !r.matchPath(p) {
+				return nil
+			}
+			if other, err := os.Stat(p); err == nil && os.SameFile(fi, other) {
+				found = true
+				return errWalkDone
+			}
+			return nil
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// sameProgram returns the program names the file named by word (a path
+// such as ./x) really is: where its symbolic links lead, and any program
+// of the rules' families it is a copy or hard link of.
+func sameProgram(word, cwd string, progs []string) []string {
+	p := word
+	if !filepath.IsAbs(p) && cwd != "" {
+		p = filepath.Join(cwd, p)
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	var out []string
+	if real, err := filepath.EvalSymlinks(p); err == nil && filepath.Base(real) != filepath.Base(p) {
+		out = append(out, filepath.Base(real))
+	}
+	for _, name := range progs {
+		lp, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		other, err := os.Stat(lp)
+		if err != nil {
+			continue
+		}
+		if os.SameFile(fi, other) || other.Size() == fi.Size() && sameContent(p, lp) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func sameContent(a, b string) bool {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return ea != nil && eb != nil
+		}
+	}
+}
+
+// hitOf reports whether the path rule r covers the touch t (see
+// Gate.pathHit); a tree too large to look through counts as covered.
+func hitOf(r *Rule, t *touch, cache map[string]os.FileInfo) bool {
+	if t.abs == "" {
+		return false
+	}
+	if r.matchPath(t.abs) {
+		return true
+	}
+	t.probe(cache)
+	if t.real != "" && r.matchPath(t.real) {
+		return true
+	}
+	if t.recursive {
+		if h, u := r.coversBelow(t.abs); h || u {
+			return true
+		}
+	}
+	return r.linkedInfo(t.info)
+}
+
+// unknown returns why the bash command of s cannot be vouched for, or
+// "" when it can. Unknown matters when the blocker is on or a rule
+// could deny or ask about it: programs only known at run time, and
+// paths only known at run time when path rules are in force.
+func (g *Gate) unknown(s *subject, rules []Rule) string {
+	bashRules, pathRules := false, false
+	for i := range rules {
+		r := &rules[i]
+		if r.Effect == Allow {
+			continue
+		}
+		if r.globs != nil {
+			pathRules = true
+		} else if r.bashKind() {
+			bashRules = true
+		}
+	}
+	if why := s.bash.unknownWhy(); why != "" && (g.o.Blocker != BlockerOff || bashRules || pathRules) {
+		return why
+	}
+	if pathRules {
+		for _, t := range s.touches {
+			if t.unknown != "" {
+				return t.unknown
+			}
+		}
+	}
+	return ""
+}
+
+// linkedPrograms notes, for commands that run a file by path (./x),
+// which programs named by the rules' families that file is.
+func (g *Gate) linkedPrograms(s *script) {
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		if c.prog == "" || !strings.Contains(c.words[0], "/") || systemDir(c.words[0]) {
+			continue
+		}
+		var progs []string
+		for _, f := range families {
+			progs = append(progs, f[0])
+		}
+		progs = append(progs, "rm", "curl", "wget", "git", "sh", "bash", "python3", "perl")
+		c.also = sameProgram(c.words[0], g.o.Workdir, progs)
+	}
+}
+
+// systemDir reports whether p names a file in a system program
+// directory, whose name says what it is.
+func systemDir(p string) bool {
+	d := filepath.Dir(p)
+	switch d {
+	case "/bin", "/usr/bin", "/sbin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin":
+		return true
+	}
+	return false
+}
+
+// hider returns the test of paths a call of the named tool must leave
+// out as it walks a tree (grep and find with no path, or a glob): what a
+// deny or ask rule on paths covers for that tool, by name, where links
+// lead, or as a hard link of a covered file. nil when no rule applies.
+func (g *Gate) hider(name string) func(abs string) bool {
+	g.mu.RLock()
+	all := g.rules
+	g.mu.RUnlock()
+	var rs []*Rule
+	for i := range all {
+		r := &all[i]
+		if r.Effect != Allow && r.globs != nil && r.matchesTool(name) {
+			rs = append(rs, r)
+		}
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	return func(abs string) bool {
+		p := abs
+		if g.realWork != "" && within(g.realWork, abs) {
+			if rel, err := filepath.Rel(g.realWork, abs); err == nil {
+				p = filepath.Join(g.o.Workdir, rel)
+			}
+		}
+		for _, r := range rs {
+			if r.matchPath(p) || r.matchPath(abs) || r.linked(abs) {
+				return true
+			}
+		}
+		return false
+	}
+}
