@@ -56,7 +56,7 @@ func TestKill9JustAfterSandboxStarts(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			survivors, late := 0, 0
 			for i := range trials {
-				s, l := killTrial(t, m.mode, m.path, time.Duration(i/2%31)*time.Millisecond, i%2 == 1)
+				s, l := killTrial(t, m.mode, m.path, time.Duration(i/2*7%31)*time.Millisecond, i%2 == 1)
 				survivors += s
 				late += l
 			}
