@@ -93,10 +93,13 @@ func helperMain(args []string) int {
 	if spec.Exec {
 		return confineAndExec(spec, argv)
 	}
+	// rein started the helper with SIGTERM as its parent-death signal
+	// (Go checks at fork that rein was still there); parent tells, when
+	// a signal comes, whether it is that one.
 	parent := os.Getppid()
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
-	if os.Getppid() != parent || parent == 1 {
-		return 137 // rein died while the helper started
+	if os.Getppid() != parent {
+		return 137 // rein died just now
 	}
 	if spec.Confine {
 		// The command runs under an inner helper that confines itself and
