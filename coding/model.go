@@ -188,7 +188,15 @@ func RecordedBaseURL(entries []session.Entry) string {
 // files; warnings about them go to o.Warn.
 func Catalog(o Options, workspace string) (*catalog.Catalog, error) {
 	o.defaults()
-	cfg, warnings, err := catalog.LoadConfig(workspace, o.Getenv)
+	// The workspace's provider routing counts only when trusted, as in
+	// Open; nothing is asked here.
+	trusted := false
+	if workspace != "" {
+		if st, err := WorkspaceTrust(o, workspace); err == nil {
+			trusted = st.Trusted(".rein/config.json")
+		}
+	}
+	cfg, warnings, _, err := catalog.LoadWorkspace(workspace, o.Getenv, trusted)
 	if err != nil {
 		return nil, configError(err, catalog.UserConfigPath(o.Getenv), catalog.ProjectConfigPath(workspace))
 	}

@@ -3,6 +3,8 @@ package coding
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 
 	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/harness"
@@ -63,8 +65,15 @@ func resumeOptions(o *Options, sess *session.Session) {
 			o.Tools = "none"
 		}
 	}
-	if o.BaseURL == "" {
-		o.BaseURL = RecordedBaseURL(sess.Entries())
+	if u := RecordedBaseURL(sess.Entries()); o.BaseURL == "" && u != "" {
+		// A session log is a file in the workspace, which a cloned
+		// repository controls: by itself it may point requests at this
+		// machine only.
+		if loopbackURL(u) {
+			o.BaseURL = u
+		} else {
+			o.warnf("note: this session was recorded with --base-url %s; a session file alone cannot send requests elsewhere, so pass --base-url %s to use it again", u, u)
+		}
 	}
 	if o.Workdir == "" && sess.Header().Cwd != "" {
 		o.Workdir = sess.Header().Cwd
@@ -189,3 +198,18 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 
 // ModelName is a model as the user names it: provider/id.
 func ModelName(m llm.Model) string { return m.Provider + "/" + m.ID }
+
+// loopbackURL reports whether u's host is this machine (localhost or a
+// loopback address).
+func loopbackURL(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := p.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -154,6 +154,12 @@ func (ps *perms) apply(s *setup, opts *harness.Options) {
 // SessionStart hooks, whose context reaches the model with the first
 // prompt.
 func (ps *perms) install(ctx context.Context, h *harness.Harness, source string) {
+	ps.cmds.Mode = func() string {
+		if g := h.Permission(); g != nil {
+			return g.Mode().ClaudeName()
+		}
+		return ""
+	}
 	ps.cmds.Install(h.Hooks())
 	if v := ps.cmds.SessionStart(ctx, source); v.Context != "" {
 		_ = h.NextTurn(v.Context)

@@ -162,5 +162,8 @@ func (s *setup) bashOptions(jobs *builtin.Jobs) builtin.BashOptions {
 		s.o.Warn(sandbox.Notice(*p))
 	}
 	kept, _ := redact.FilterEnv(s.childEnv(), s.sec.EnvAllow)
+	// CLAUDECODE=1 tells scripts (and a nested Claude Code) that they run
+	// under a coding agent, as Claude Code's bash does.
+	kept = append(kept, "CLAUDECODE=1")
 	return builtin.BashOptions{BaseEnv: kept, Sandbox: p, Jobs: jobs, Redact: s.o.Redactor}
 }

@@ -81,7 +81,7 @@ func (c *Commands) ToolMiddleware() tool.Middleware {
 // and the stop reason of a hook that said "continue": false.
 func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Result) ToolResultResult {
 	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
-	resp, _ := json.Marshal(map[string]any{"content": res.Text(), "is_error": res.IsError, "details": res.Details})
+	resp, _ := json.Marshal(toolResponse(call.Name, input, res))
 	v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
 		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
 	var add string
@@ -150,7 +150,12 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 				n := c.stopBlocks
 				c.mu.Unlock()
 				active := n > 0
-				v := c.Run(ctx, Input{HookEventName: Stop, StopHookActive: &active})
+				in := Input{HookEventName: Stop, StopHookActive: &active}
+				if e.Message != nil {
+					last := e.Message.Text()
+					in.LastAssistantMessage = &last
+				}
+				v := c.Run(ctx, in)
 				if v.Decision != "block" {
 					c.mu.Lock()
 					c.stopBlocks = 0

@@ -35,6 +35,10 @@ type Commands struct {
 	// MaxStopBlocks caps consecutive Stop hook blocks in one run; zero
 	// means DefaultMaxStopBlocks.
 	MaxStopBlocks int
+	// Mode, when set, returns the permission mode in Claude Code's words
+	// (default, acceptEdits, plan, bypassPermissions), sent with every
+	// event as permission_mode.
+	Mode func() string
 
 	mu         sync.Mutex
 	stopBlocks int
@@ -110,11 +114,13 @@ type Input struct {
 	ToolResponse   json.RawMessage `json:"tool_response,omitempty"`
 	Prompt         string          `json:"prompt,omitempty"`
 	StopHookActive *bool           `json:"stop_hook_active,omitempty"`
-	Source         string          `json:"source,omitempty"`
-	Reason         string          `json:"reason,omitempty"`
-	Trigger        string          `json:"trigger,omitempty"`
-	Instructions   *string         `json:"custom_instructions,omitempty"`
-	Message        string          `json:"message,omitempty"`
+	// LastAssistantMessage is the text of the model's last reply (Stop).
+	LastAssistantMessage *string `json:"last_assistant_message,omitempty"`
+	Source               string  `json:"source,omitempty"`
+	Reason               string  `json:"reason,omitempty"`
+	Trigger              string  `json:"trigger,omitempty"`
+	Instructions         *string `json:"custom_instructions,omitempty"`
+	Message              string  `json:"message,omitempty"`
 	// Rein carries rein's own name and arguments of the tool, which
 	// tool_name and tool_input give in Claude Code's terms.
 	Rein *ReinTool `json:"rein,omitempty"`
@@ -155,6 +161,9 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 	c.mu.Lock()
 	in.SessionID, in.TranscriptPath, in.Cwd = c.SessionID, c.TranscriptPath, c.ProjectDir
 	c.mu.Unlock()
+	if in.PermissionMode == "" && c.Mode != nil {
+		in.PermissionMode = c.Mode()
+	}
 	stdin, err := json.Marshal(in)
 	if err != nil {
 		return v
@@ -187,7 +196,9 @@ func (c *Commands) env() []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	return append(env[:len(env):len(env)], "CLAUDE_PROJECT_DIR="+c.ProjectDir, "REIN_PROJECT_DIR="+c.ProjectDir)
+	// CLAUDECODE=1 tells hooks written for Claude Code that they run under
+	// an agent, as Claude Code's own environment does.
+	return append(env[:len(env):len(env)], "CLAUDE_PROJECT_DIR="+c.ProjectDir, "REIN_PROJECT_DIR="+c.ProjectDir, "CLAUDECODE=1")
 }
 
 func (c *Commands) report(r Report) {

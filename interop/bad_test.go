@@ -149,3 +149,19 @@ func TestImportWritesProvenance(t *testing.T) {
 		t.Fatalf("header source %+v", h.Source)
 	}
 }
+
+// A sub-agent's own transcript (every line a sidechain line) imports as
+// its conversation.
+func TestImportClaudeSubagentTranscript(t *testing.T) {
+	data := `{"parentUuid":null,"isSidechain":true,"agentId":"a1","cwd":"/w","sessionId":"s1","version":"2.1.3","type":"user","message":{"role":"user","content":"find the bug"},"uuid":"x1","timestamp":"2026-05-14T10:00:00.000Z"}
+{"parentUuid":"x1","isSidechain":true,"agentId":"a1","cwd":"/w","sessionId":"s1","version":"2.1.3","type":"assistant","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"text","text":"It is in page.go."}]},"uuid":"x2","timestamp":"2026-05-14T10:00:01.000Z"}
+`
+	c, err := Read(strings.NewReader(data), "agent-a1.jsonl", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := shapeOf(t, c.Entries, false)
+	if len(got) != 2 || got[1].Texts[0] != "text:It is in page.go." || len(c.Report.Dropped) != 0 {
+		t.Fatalf("%+v %s", got, c.Report.Summary())
+	}
+}

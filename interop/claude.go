@@ -83,7 +83,7 @@ var claudeStops = map[string]llm.StopReason{"end_turn": llm.StopEnd, "tool_use":
 // Lines of sub-agents (isSidechain) are left out and reported.
 func readClaude(r io.Reader, name string) (*Conversation, error) {
 	c := &Conversation{Source: session.Source{Format: string(Claude), Path: name}}
-	var entries []session.Entry
+	var entries, side []session.Entry
 	boundary := map[string]string{} // compact boundary uuid -> the entry before it
 	sidechain := 0
 	seen := false
@@ -106,9 +106,12 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 		if c.Created.IsZero() && l.Timestamp != "" {
 			c.Created = parseTime(l.Timestamp)
 		}
+		dst := &entries
 		if l.IsSidechain {
+			// A sub-agent's lines: its conversation, kept apart; a file
+			// of nothing else (its own transcript) imports them.
 			sidechain++
-			return nil
+			dst = &side
 		}
 		parent := ""
 		if l.ParentUUID != nil {
@@ -152,7 +155,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 		}
 		ts := parseTime(l.Timestamp)
 		if l.IsCompactSummary {
-			entries = append(entries, session.Entry{Type: session.TypeCompaction, ID: l.UUID, Parent: parent, Timestamp: ts, Summary: contentText(cm.Content)})
+			*dst = append(*dst, session.Entry{Type: session.TypeCompaction, ID: l.UUID, Parent: parent, Timestamp: ts, Summary: contentText(cm.Content)})
 			return nil
 		}
 		msgs, err := claudeToMessages(&l, &cm, &c.Report, where)
@@ -165,7 +168,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 				id = fmt.Sprintf("%s.%d", l.UUID, i)
 			}
 			msgs[i].Timestamp = ts
-			entries = append(entries, session.Entry{Type: session.TypeMessage, ID: id, Parent: parent, Timestamp: ts, Message: &msgs[i]})
+			*dst = append(*dst, session.Entry{Type: session.TypeMessage, ID: id, Parent: parent, Timestamp: ts, Message: &msgs[i]})
 			parent = id
 		}
 		return nil
@@ -176,7 +179,10 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 	if !seen {
 		return nil, headerError(name, Claude, &c.Report)
 	}
-	if sidechain > 0 {
+	switch {
+	case len(entries) == 0 && len(side) > 0:
+		entries = side
+	case sidechain > 0:
 		c.Report.drop(name, fmt.Sprintf("%d sidechain lines", sidechain), "they are a sub-agent's own conversation, not the session's")
 	}
 	c.Entries = normalize(orphans(entries, &c.Report, name), &c.Report)

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -307,7 +308,7 @@ func writeCodex(w *bufio.Writer, s *Session, o Options, r *Report) error {
 		return enc.Encode(codexLine{Timestamp: ts.UTC().Format(piTime), Ordinal: &p, Type: typ, Payload: mustJSON(payload)})
 	}
 	if err := emit(created, "session_meta", codexMeta{ID: tid, Timestamp: created.UTC().Format(piTime), Cwd: h.Cwd, Originator: "rein",
-		CLIVersion: version, Source: "cli", ModelProvider: "openai"}); err != nil {
+		CLIVersion: version, Source: "cli", ModelProvider: cmp.Or(o.Provider, "openai")}); err != nil {
 		return err
 	}
 	ctx := session.BuildContext(s.Entries, session.LastLeaf(s.Entries))

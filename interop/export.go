@@ -17,6 +17,10 @@ type Options struct {
 	// Version is the program version written where a format records the
 	// writer's (Claude Code's "version", codex's cli_version).
 	Version string
+	// Provider is the model provider id a codex rollout names (codex
+	// resumes a thread only with the provider it was made with); empty
+	// means "openai".
+	Provider string
 	// Redact, when set, is applied to every text a transcript (md, html)
 	// shows; the session formats are written as the session holds them
 	// (rein's log is already redacted when it is written).

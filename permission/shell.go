@@ -189,7 +189,9 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 				// Nested nodes (command substitutions in the words) first,
 				// so that they appear before the command that uses them.
 				for _, w := range call.Args {
-					a.walk(w, depth)
+					if !plainWord(w) {
+						a.walk(w, depth)
+					}
 				}
 				for _, as := range call.Assigns {
 					if as.Value != nil {
@@ -363,6 +365,25 @@ func (a *analyser) fields(c *command, w *syntax.Word) {
 		c.words = append(c.words, v)
 		c.lit = append(c.lit, ok)
 	}
+}
+
+// plainWord reports whether w holds no command substitution or other
+// node that can run something: quotes and literals only.
+func plainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if _, ok := q.(*syntax.Lit); !ok {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func hasBrace(w *syntax.Word) bool {

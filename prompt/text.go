@@ -58,7 +58,11 @@ func sessionText(f *Found, env Env, bootstrap, skillTool bool) string {
 	if len(f.ContextFiles) > 0 {
 		b.WriteString("\n\n# Context files\nProject instructions, general first; a later file is more specific and wins. A folder below may hold its own AGENTS.md: reading a file there points to it.\n")
 		for _, c := range f.ContextFiles {
-			b.WriteString("\n## " + c.Shown + "\n")
+			b.WriteString("\n## " + c.Shown)
+			if c.ImportedBy != "" {
+				b.WriteString(" (imported by " + c.ImportedBy + ")")
+			}
+			b.WriteString("\n")
 			b.WriteString(strings.TrimSpace(c.Text))
 			b.WriteString("\n")
 			if c.Cut {

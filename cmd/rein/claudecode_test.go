@@ -16,19 +16,19 @@ import (
 	"time"
 )
 
-// claudeCodeBin returns the Claude Code program of testdata/peers, or
+// claudeCodeBin returns the Claude Code program of interop/testdata/npm, or
 // skips when REIN_PEERS is not set (.ci/run sets it and installs it).
 func claudeCodeBin(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("REIN_CLAUDE_CODE")
 	if bin == "" {
-		bin, _ = filepath.Abs(filepath.Join("..", "..", "testdata", "peers", "node_modules", ".bin", "claude"))
+		bin, _ = filepath.Abs(filepath.Join("..", "..", "interop", "testdata", "npm", "node_modules", ".bin", "claude"))
 	}
 	if _, err := os.Stat(bin); err != nil {
 		if os.Getenv("REIN_PEERS") == "1" {
-			t.Fatalf("REIN_PEERS=1 but Claude Code is not installed at %s: run npm ci in testdata/peers", bin)
+			t.Fatalf("REIN_PEERS=1 but Claude Code is not installed at %s: run npm ci in interop/testdata/npm", bin)
 		}
-		t.Skip("Claude Code is not installed (testdata/peers); .ci/run installs it and sets REIN_PEERS=1")
+		t.Skip("Claude Code is not installed (interop/testdata/npm); .ci/run installs it and sets REIN_PEERS=1")
 	}
 	return bin
 }

@@ -133,7 +133,7 @@ func importForeign(e *env, path, root string) (string, error) {
 }
 
 func newSessionsExportCmd(e *env) *cobra.Command {
-	var dir, format, out, version string
+	var dir, format, out, version, provider string
 	var install, noRedact bool
 	cmd := &cobra.Command{
 		Use:   "export SESSION --format pi|claude|codex|opencode|md|html|json",
@@ -159,7 +159,7 @@ could not hold (see docs/sessions-interop.md).`,
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			o := interop.Options{Version: version}
+			o := interop.Options{Version: version, Provider: provider}
 			if !noRedact {
 				o.Redact = redactor().String
 			}
@@ -198,6 +198,7 @@ could not hold (see docs/sessions-interop.md).`,
 	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (default: standard output)")
 	cmd.Flags().BoolVar(&install, "install", false, "write it where pi, Claude Code or codex looks for this workspace's sessions")
 	cmd.Flags().BoolVar(&noRedact, "no-redact", false, "do not redact secrets in md and html transcripts")
+	cmd.Flags().StringVar(&provider, "codex-provider", "", "the model provider id a codex rollout names; codex resumes only with it (default openai)")
 	cmd.Flags().StringVar(&version, "program-version", "", "the program version to record where the format has one (Claude Code's version, codex's cli_version)")
 	return cmd
 }

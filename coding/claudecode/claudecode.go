@@ -174,35 +174,10 @@ func (w *Writer) toolResult(m *llm.Message) map[string]any {
 	out := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content},
 		"parent_tool_use_id": nil, "session_id": w.meta.SessionID, "uuid": newUUID()}
 	if m.ToolName == "bash" {
-		stdout, interrupted := bashOutput(text)
+		stdout, interrupted := hook.BashOutput(text)
 		out["tool_use_result"] = map[string]any{"stdout": stdout, "stderr": "", "interrupted": interrupted, "isImage": false}
 	}
 	return out
-}
-
-// bashOutput splits rein's bash result into the command's output (rein
-// merges stdout and stderr, in order) and whether a signal ended it: the
-// closing status line ("exit code: N", "killed by signal S") is rein's
-// note to the model, not output.
-func bashOutput(text string) (stdout string, interrupted bool) {
-	body := strings.TrimRight(text, "\n")
-	i := strings.LastIndexByte(body, '\n')
-	last := body[i+1:]
-	switch {
-	case strings.HasPrefix(last, "exit code: "):
-	case strings.HasPrefix(last, "killed by signal "):
-		interrupted = true
-	default:
-		return text, false
-	}
-	if i < 0 {
-		return "", interrupted
-	}
-	stdout = body[:i]
-	if stdout == "(no output)" {
-		stdout = ""
-	}
-	return stdout, interrupted
 }
 
 // Result is Claude Code's result object, with rein's own facts beside.
