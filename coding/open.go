@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/mcp"
@@ -120,6 +121,10 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	}
 	withMCP := mcpCfg != nil && len(mcpCfg.Servers) > 0
 	found := s.discover(true)
+	guardCfg, _, err := guard.Discover(s.ws.Root)
+	if err != nil {
+		s.o.warnf("note: %v", err)
+	}
 	builder := s.builder(found, withMCP)
 	if reg, err = s.withSkillTool(reg, builder); err != nil {
 		return nil, err
@@ -134,7 +139,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		Model:       model,
 		Prompt:      builder,
 		Thinking:    o.Thinking,
-		GuardConfig: &found.Guard,
+		GuardConfig: &guardCfg,
 		Limit:       s.limitOptions(),
 		Stop:        harness.StopPolicy{MaxTurns: maxTurns},
 	}

@@ -238,6 +238,21 @@ func FindConfig(workdir string) string {
 	return ""
 }
 
+// Discover returns the configuration of the workspace at workdir: its
+// .rein/harness-config.json, else .pi/harness-config.json, merged over
+// DefaultConfig, and the file it came from ("" for none, with the
+// defaults). A broken file gives a *ConfigError and the defaults, as
+// LoadConfig does. Guard configuration is found here, by the package
+// that defines it, so that what builds prompts need not know of guards.
+func Discover(workdir string) (Config, string, error) {
+	p := FindConfig(workdir)
+	if p == "" {
+		return DefaultConfig(), "", nil
+	}
+	cfg, err := LoadConfig(p)
+	return cfg, p, err
+}
+
 // ConfigError says what is wrong with a configuration file. The
 // configuration that comes with it is still usable.
 type ConfigError struct {

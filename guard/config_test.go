@@ -111,6 +111,27 @@ func TestFindConfig(t *testing.T) {
 	}
 }
 
+// Discover finds and loads a workspace's file; none gives the defaults,
+// a broken one a *ConfigError naming it and the defaults.
+func TestDiscover(t *testing.T) {
+	ws, bad, none := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(ws, ".rein", "harness-config.json"), `{"disable": ["mismatch"]}`)
+	writeFile(t, filepath.Join(bad, ".rein", "harness-config.json"), `{"disable": [`)
+	cfg, path, err := Discover(ws)
+	if err != nil || path != filepath.Join(ws, ".rein", "harness-config.json") || len(cfg.Disable) != 1 {
+		t.Fatalf("Discover = %+v, %q, %v", cfg.Disable, path, err)
+	}
+	cfg, path, err = Discover(bad)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "harness-config.json") || path == "" || len(cfg.Disable) != 0 {
+		t.Fatalf("broken file: %+v, %q, %v", cfg.Disable, path, err)
+	}
+	cfg, path, err = Discover(none)
+	if err != nil || path != "" || len(cfg.Tools) == 0 {
+		t.Fatalf("no file: %+v, %q, %v", cfg, path, err)
+	}
+}
+
 func TestLoaderWarnsOnceAndFallsBack(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, ".pi/harness-config.json"), `{"tools":{"bash":{"cascadeThreshold":4}}}`)

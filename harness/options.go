@@ -56,7 +56,7 @@ type Options struct {
 	// Guards are on by default: nil means a guard configured by
 	// GuardConfig (the default rules when that is nil too), resolving read
 	// paths against Limit.Workdir. New reads no files: a workspace's
-	// harness-config.json is found by prompt.Discover (Found.Guard). One
+	// harness-config.json is found by guard.Discover. One
 	// guard serves every prompt of the harness. NoGuards turns them off.
 	Guard       *guard.Guard
 	GuardConfig *guard.Config

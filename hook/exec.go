@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/reinhq/rein/internal/proc"
 	"os/exec"
 	"time"
 )
 
 // Exec starts the external commands of hooks, sensors and the commit
 // gate: the one place rein runs them, so that a sandbox can wrap them.
-// Each command runs as "sh -c COMMAND" in a process group of its own,
-// which is killed (SIGTERM, then SIGKILL after Grace) when the command
-// times out or ctx ends. Output beyond MaxOutput per stream is drained
+// Each command runs as "sh -c COMMAND" in a process group of its own
+// (internal/proc), which is stopped (SIGTERM, then SIGKILL after Grace)
+// when the command times out or ctx ends. Output beyond MaxOutput per stream is drained
 // and dropped, so a command that prints without end never blocks nor
 // fills memory. The zero value is ready to use; safe for concurrent use.
 type Exec struct {
@@ -24,14 +25,14 @@ type Exec struct {
 	// DefaultMaxOutput.
 	MaxOutput int
 	// Grace is the time between SIGTERM and SIGKILL; zero means
-	// DefaultGrace.
+	// DefaultGrace (proc.DefaultGrace).
 	Grace time.Duration
 }
 
 // Defaults of Exec.
 const (
 	DefaultMaxOutput = 1 << 20
-	DefaultGrace     = 2 * time.Second
+	DefaultGrace     = proc.DefaultGrace
 )
 
 // Command is one command to run.
@@ -95,7 +96,7 @@ func (x *Exec) Run(ctx context.Context, c Command) Outcome {
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	cmd.Stdin = bytes.NewReader(c.Stdin)
 	cmd.Stdout, cmd.Stderr = out, errb
-	setGroup(cmd)
+	proc.Prepare(cmd)
 	// Grandchildren that leave the group may keep the pipes open; stop
 	// waiting for them shortly after the command itself has exited.
 	cmd.WaitDelay = grace
@@ -107,24 +108,28 @@ func (x *Exec) Run(ctx context.Context, c Command) Outcome {
 		o.StartErr, o.Duration = err, time.Since(start)
 		return o
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	exited := make(chan struct{})
+	var err error
+	go func() {
+		err = cmd.Wait()
+		close(exited)
+	}()
 	var timeout <-chan time.Time
 	if c.Timeout > 0 {
 		t := time.NewTimer(c.Timeout)
 		defer t.Stop()
 		timeout = t.C
 	}
-	var err error
 	select {
-	case err = <-done:
+	case <-exited:
 	case <-timeout:
 		o.TimedOut = true
-		err = stop(cmd, done, grace)
+		proc.Stop(cmd.Process.Pid, exited, grace)
 	case <-ctx.Done():
 		o.Cancelled = true
-		err = stop(cmd, done, grace)
+		proc.Stop(cmd.Process.Pid, exited, grace)
 	}
+	<-exited
 	o.Duration = time.Since(start)
 	o.Stdout, o.Stderr = out.buf.Bytes(), errb.buf.Bytes()
 	o.Truncated = out.dropped || errb.dropped
@@ -147,18 +152,4 @@ func (x *Exec) limits() (int, time.Duration) {
 		grace = DefaultGrace
 	}
 	return max, grace
-}
-
-// stop terminates the command's group, then kills it after grace.
-func stop(cmd *exec.Cmd, done <-chan error, grace time.Duration) error {
-	terminate(cmd)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-	}
-	kill(cmd)
-	return <-done
 }

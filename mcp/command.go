@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"github.com/reinhq/rein/internal/proc"
 	"io"
 	"os"
 	"os/exec"
@@ -60,7 +61,7 @@ func (m *Manager) buildCommand(name string, sc *ServerConfig) (*exec.Cmd, []stri
 		}
 		cmd.Dir = dir
 	}
-	ownGroup(cmd)
+	proc.Prepare(cmd)
 	if m.opts.Wrap != nil {
 		if cmd, err = m.opts.Wrap(name, cmd); err != nil {
 			return nil, missing, err
@@ -147,7 +148,7 @@ func (p *process) stop(grace time.Duration) {
 		case <-p.done:
 		case <-time.After(grace):
 		}
-		killGroup(p.cmd.Process.Pid, p.done, grace)
+		proc.Stop(p.cmd.Process.Pid, p.done, grace)
 		if !p.exited() {
 			_ = p.cmd.Process.Kill()
 		}

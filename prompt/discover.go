@@ -8,8 +8,6 @@ import (
 	"runtime"
 	"syscall"
 	"time"
-
-	"github.com/reinhq/rein/guard"
 )
 
 // DiscoverOptions say where to look.
@@ -69,11 +67,6 @@ type Found struct {
 	Templates []Template
 	// Bootstrap is the workspace's BOOTSTRAP.md, or nil.
 	Bootstrap *ContextFile
-	// Guard is the guard configuration of the workspace (its
-	// .rein/harness-config.json, else .pi/harness-config.json, over the
-	// defaults), and GuardFile the file it came from ("" for none).
-	Guard     guard.Config
-	GuardFile string
 	// Env are the facts fixed for the session.
 	Env Env
 	// Notes say what was skipped, cut or shadowed, in discovery order.
@@ -176,7 +169,6 @@ func Discover(o DiscoverOptions) *Found {
 	f.Skills = d.findSkills()
 	f.Templates = d.findTemplates()
 	f.Bootstrap = d.findBootstrap()
-	f.Guard, f.GuardFile = d.guardConfig()
 	now := time.Now
 	if o.Now != nil {
 		now = o.Now
@@ -221,20 +213,6 @@ func shellOf(getenv func(string) string) string {
 		return filepath.Base(s)
 	}
 	return "sh"
-}
-
-// guardConfig loads the workspace's guard configuration; a broken file
-// is a note and the defaults are used.
-func (d *discovery) guardConfig() (guard.Config, string) {
-	p := guard.FindConfig(d.workspace)
-	if p == "" {
-		return guard.DefaultConfig(), ""
-	}
-	cfg, err := guard.LoadConfig(p)
-	if err != nil {
-		d.notes = append(d.notes, Note{Kind: "config", Msg: err.Error()})
-	}
-	return cfg, p
 }
 
 func (d *discovery) note(path, msg string) { d.noteKind("context", path, msg) }

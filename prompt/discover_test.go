@@ -234,17 +234,3 @@ func TestFilter(t *testing.T) {
 		t.Fatalf("files %+v", f.ContextFiles)
 	}
 }
-
-// The guard configuration is found by Discover; a broken one is a note
-// and the defaults are used.
-func TestGuardConfig(t *testing.T) {
-	root := tree(t, map[string]string{"ws/.rein/harness-config.json": `{"disable": ["mismatch"]}`, "bad/.rein/harness-config.json": `{"disable": [`})
-	f := Discover(DiscoverOptions{Workspace: filepath.Join(root, "ws"), ConfigDir: "-"})
-	if !strings.HasSuffix(f.GuardFile, "harness-config.json") || len(f.Guard.Disable) != 1 {
-		t.Fatalf("guard %+v from %q", f.Guard.Disable, f.GuardFile)
-	}
-	f = Discover(DiscoverOptions{Workspace: filepath.Join(root, "bad"), ConfigDir: "-"})
-	if n := f.NotesOf("config"); len(n) != 1 || !strings.Contains(n[0].Msg, "harness-config.json") {
-		t.Fatalf("notes %v", f.Notes)
-	}
-}

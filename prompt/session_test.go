@@ -108,7 +108,7 @@ func TestStablePrefixAcross100Turns(t *testing.T) {
 	h, err := harness.New(harness.Options{
 		Provider: anthropic.New(anthropic.Options{BaseURL: srv.URL}),
 		Model:    llm.Model{ID: "claude-test", Provider: "anthropic", API: "anthropic-messages", ContextWindow: 200000, MaxOutput: 8192},
-		Prompt:   b, Tools: reg, NoGuards: true, GuardConfig: &found.Guard,
+		Prompt:   b, Tools: reg, NoGuards: true,
 		Stop: harness.StopPolicy{MaxTurns: -1, StallTurns: -1},
 	})
 	if err != nil {

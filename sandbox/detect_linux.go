@@ -62,5 +62,12 @@ func bwrapWorks() bool {
 	// since bubblewrap 0.8).
 	cmd := exec.Command(path, "--die-with-parent", "--unshare-pid", "--unshare-net", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--", "true")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if helperRegistered.Load() {
+		// Under the helper, like every bwrap rein starts: if rein dies
+		// during the probe, the probe's inner bwrap is reaped too.
+		if err := wrapHelper(cmd, Policy{}, false); err != nil {
+			return false
+		}
+	}
 	return cmd.Run() == nil
 }

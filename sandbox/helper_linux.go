@@ -22,7 +22,14 @@ const HelperArg = "__rein-sandbox-helper"
 
 // helperSpec is what Wrap passes to the helper.
 type helperSpec struct {
-	Confine   bool     `json:"confine"`
+	Confine bool `json:"confine"`
+	// Exec makes the helper confine itself and execute the command in
+	// its place. The outer helper, which stays unconfined, starts such an
+	// inner one: Landlock's signal scope would otherwise stop a confined
+	// helper from killing what the command leaves behind (a process in a
+	// domain cannot signal one outside it, and the Go runtime's threads
+	// need not share one domain).
+	Exec      bool     `json:"exec,omitempty"`
 	Writable  []string `json:"writable,omitempty"`
 	NoNetwork bool     `json:"no_network,omitempty"`
 }
@@ -83,18 +90,33 @@ func helperMain(args []string) int {
 		return 126
 	}
 	argv := args[2:]
+	if spec.Exec {
+		return confineAndExec(spec, argv)
+	}
+	// rein started the helper with SIGTERM as its parent-death signal
+	// (Go checks at fork that rein was still there); parent tells, when
+	// a signal comes, whether it is that one.
+	parent := os.Getppid()
 	_ = unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(syscall.SIGTERM), 0, 0, 0)
+	if os.Getppid() != parent {
+		return 137 // rein died just now
+	}
 	if spec.Confine {
-		if err := restrict(spec); err != nil {
-			fmt.Fprintln(os.Stderr, "sandbox helper: cannot apply Landlock:", err)
+		// The command runs under an inner helper that confines itself and
+		// executes it; this one stays unconfined, able to kill it all.
+		inner := spec
+		inner.Exec = true
+		data, err := json.Marshal(inner)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox helper:", err)
 			return 126
 		}
-		if spec.NoNetwork {
-			if err := installNoUnix(); err != nil {
-				fmt.Fprintln(os.Stderr, "sandbox helper: cannot apply the seccomp filter:", err)
-				return 126
-			}
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox helper:", err)
+			return 126
 		}
+		argv = append([]string{exe, HelperArg, string(data), "--"}, argv...)
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox helper: cannot become a subreaper:", err)
@@ -119,6 +141,12 @@ func helperMain(args []string) int {
 	select {
 	case werr = <-done:
 	case s := <-sigs:
+		if os.Getppid() != parent {
+			// rein is gone (this is the parent-death signal): nobody
+			// reads the output, so nothing gets a grace period that it
+			// could use to write late.
+			break
+		}
 		_ = syscall.Kill(child.Process.Pid, s.(syscall.Signal))
 		select {
 		case werr = <-done:
@@ -136,6 +164,32 @@ func helperMain(args []string) int {
 		}
 		return ee.ExitCode()
 	}
+	return 126
+}
+
+// confineAndExec applies Landlock (and, with the network off, the
+// seccomp filter) to this process and executes the command in its place;
+// it returns only on failure.
+func confineAndExec(spec helperSpec, argv []string) int {
+	if spec.Confine {
+		if err := restrict(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "sandbox helper: cannot apply Landlock:", err)
+			return 126
+		}
+		if spec.NoNetwork {
+			if err := installNoUnix(); err != nil {
+				fmt.Fprintln(os.Stderr, "sandbox helper: cannot apply the seccomp filter:", err)
+				return 126
+			}
+		}
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sandbox helper:", err)
+		return 127
+	}
+	err = syscall.Exec(path, argv, os.Environ())
+	fmt.Fprintln(os.Stderr, "sandbox helper:", err)
 	return 126
 }
 

@@ -220,7 +220,14 @@ func Wrap(cmd *exec.Cmd, p Policy) (Backend, error) {
 	switch b {
 	case Bwrap:
 		setEnv(cmd, "TMPDIR", "/tmp")
-		return Bwrap, wrapBwrap(cmd, p)
+		if err := wrapBwrap(cmd, p); err != nil || !helper {
+			return Bwrap, err
+		}
+		// bwrap runs under the helper too: when rein dies just after
+		// starting it, the inner bwrap (pid 1 of the sandbox) can miss
+		// its parent-death signal; the helper, a subreaper that gets its
+		// own, then inherits it and kills it, and the namespace with it.
+		return Bwrap, wrapHelper(cmd, p, false)
 	case Landlock:
 		setEnv(cmd, "TMPDIR", p.TempDir)
 		return Landlock, wrapHelper(cmd, p, true)

@@ -1,101 +1,117 @@
 package main
 
 import (
-	"encoding/json"
-	"io"
+	"bytes"
+	"errors"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/reinhq/rein/redact"
 	"golang.org/x/sys/unix"
 )
 
-// keysFDVar names the descriptor a re-executed rein reads its secret
-// variables from.
-const keysFDVar = "REIN_KEYS_FD"
-
-// maxKeysBytes bounds what hideKeys passes through a pipe (its buffer).
-const maxKeysBytes = 60 << 10
-
 // hideKeys keeps secret-looking variables (model keys among them) out of
-// rein's /proc/<pid>/environ, which any process of the same user can
-// read: when rein starts with such variables it executes itself again
-// without them, passing them through a pipe, and the new process puts
-// them back into its own environment copy (os.Getenv sees them; the
-// kernel's record of the initial environment does not). It returns only
-// in the process that carries on; failures leave things as they were.
+// what other processes can read of rein, without a second process:
+//
+//   - it blanks their values in the kernel's record of rein's initial
+//     environment (the memory /proc/<pid>/environ shows, which the Go
+//     runtime copied at start and never reads again), so even a reader
+//     allowed to open that file sees the names with empty values;
+//   - it marks rein not dumpable (PR_SET_DUMPABLE 0), so processes of the
+//     same user without CAP_SYS_PTRACE can neither open rein's
+//     /proc/<pid>/environ and /proc/<pid>/mem nor attach a debugger to
+//     read the keys from the heap. Programs rein starts are dumpable
+//     again after exec, as usual.
+//
+// os.Getenv and os.Environ keep the values (rein needs them for requests
+// and to mask them in output); the environments rein hands to commands
+// leave them out (commandEnv, redact.FilterEnv). It does nothing when no
+// variable looks secret, and failures leave things as they were: the
+// keys were readable before, and rein still runs.
 func hideKeys() {
-	if fd := os.Getenv(keysFDVar); fd != "" {
-		restoreKeys(fd)
-		return
-	}
-	var keep []string
-	secrets := map[string]string{}
-	size := 0
+	var names []string
 	for _, kv := range os.Environ() {
-		k, v, _ := strings.Cut(kv, "=")
+		k, _, _ := strings.Cut(kv, "=")
 		if redact.SecretName(k) {
-			secrets[k] = v
-			size += len(kv)
-			continue
+			names = append(names, k)
 		}
-		keep = append(keep, kv)
 	}
-	if len(secrets) == 0 || size > maxKeysBytes {
+	if len(names) == 0 {
 		return
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return
-	}
-	data, err := json.Marshal(secrets)
-	if err != nil {
-		return
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		return
-	}
-	if _, err := w.Write(data); err != nil {
-		r.Close()
-		w.Close()
-		return
-	}
-	w.Close()
-	fd := int(r.Fd())
-	if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, 0); err != nil {
-		r.Close()
-		return
-	}
-	keep = append(keep, keysFDVar+"="+strconv.Itoa(fd))
-	_ = syscall.Exec(exe, os.Args, keep)
-	// Exec failed: carry on as we are.
-	r.Close()
+	_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	_ = blankInitialEnv(names)
 }
 
-// restoreKeys reads the variables hideKeys passed and sets them.
-func restoreKeys(fdText string) {
-	os.Unsetenv(keysFDVar)
-	fd, err := strconv.Atoi(fdText)
-	if err != nil || fd < 3 {
-		return
-	}
-	f := os.NewFile(uintptr(fd), "keys")
-	if f == nil {
-		return
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxKeysBytes+1))
+// blankInitialEnv overwrites with NUL bytes the values of the named
+// variables in the process's initial environment block, between the
+// env_start and env_end addresses of /proc/self/stat, through
+// /proc/self/mem. Only value bytes change, so the block keeps its layout
+// and every string in it stays terminated.
+func blankInitialEnv(names []string) error {
+	start, end, err := envBounds()
 	if err != nil {
-		return
+		return err
 	}
-	var secrets map[string]string
-	if json.Unmarshal(data, &secrets) != nil {
-		return
+	if end <= start || end-start > 16<<20 {
+		return errors.New("implausible environment bounds")
 	}
-	for k, v := range secrets {
-		os.Setenv(k, v)
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		return err
 	}
+	defer mem.Close()
+	block := make([]byte, end-start)
+	if _, err := mem.ReadAt(block, int64(start)); err != nil {
+		return err
+	}
+	secret := map[string]bool{}
+	for _, n := range names {
+		secret[n] = true
+	}
+	for off := 0; off < len(block); {
+		n := bytes.IndexByte(block[off:], 0)
+		if n < 0 {
+			n = len(block) - off
+		}
+		entry := block[off : off+n]
+		if eq := bytes.IndexByte(entry, '='); eq > 0 && secret[string(entry[:eq])] {
+			value := entry[eq+1:]
+			if len(value) > 0 {
+				clear(value)
+				if _, err := mem.WriteAt(value, int64(start)+int64(off+eq+1)); err != nil {
+					return err
+				}
+			}
+		}
+		off += n + 1
+	}
+	return nil
+}
+
+// envBounds returns the env_start and env_end fields (50 and 51) of
+// /proc/self/stat.
+func envBounds() (uint64, uint64, error) {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses, so
+	// count fields from the last ')', where field 3 begins.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, 0, errors.New("unreadable /proc/self/stat")
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	const envStart, envEnd = 50 - 3, 51 - 3
+	if len(f) <= envEnd {
+		return 0, 0, errors.New("/proc/self/stat lacks the environment bounds")
+	}
+	start, err1 := strconv.ParseUint(f[envStart], 10, 64)
+	end, err2 := strconv.ParseUint(f[envEnd], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0, errors.New("unreadable environment bounds")
+	}
+	return start, end, nil
 }

@@ -87,14 +87,23 @@ func (s *tmuxSession) screenEscapes() string { return s.tmux("capture-pane", "-p
 // wait polls the screen until it contains want.
 func (s *tmuxSession) wait(want string) string {
 	s.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	return s.waitFor(fmt.Sprintf("%q", want), func(scr string) bool { return strings.Contains(scr, want) })
+}
+
+// waitFor polls the screen until ok holds for it: the screen is the only
+// event a terminal program gives, so the test watches it change rather
+// than guess how long a step takes. The bound only ends a test that
+// would otherwise hang.
+func (s *tmuxSession) waitFor(what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		scr := s.screen()
-		if strings.Contains(scr, want) {
+		if ok(scr) {
 			return scr
 		}
 		if time.Now().After(deadline) {
-			s.t.Fatalf("the screen never showed %q; it shows:\n%s", want, scr)
+			s.t.Fatalf("the screen never showed %s; it shows:\n%s", what, scr)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -269,10 +278,13 @@ func TestTUIInTmuxWithMockServer(t *testing.T) {
 	s.tmux("paste-buffer", "-p", "-t", "main")
 	s.wait("[paste #1: 20000 bytes")
 	s.keys("Enter")
-	deadline := time.Now().Add(20 * time.Second)
-	for len(srv.requests()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	// The second reply is on the screen below the paste and the turn has
+	// ended (no "working" in the status line): only then may ctrl+c mean
+	// "quit" rather than "abort the turn".
+	s.waitFor("the second reply, the turn over", func(scr string) bool {
+		reply, paste := strings.LastIndex(scr, "Hello from the"), strings.LastIndex(scr, "xxxxxxxx")
+		return paste >= 0 && reply > paste && !strings.Contains(scr, "working")
+	})
 	reqs := srv.requests()
 	if len(reqs) < 2 || !strings.Contains(reqs[1], big) {
 		t.Fatalf("the paste did not reach the server whole (%d requests)", len(reqs))

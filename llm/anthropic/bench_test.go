@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
 )
 
 // BenchmarkDecode measures decoding throughput: SSE framing, the event

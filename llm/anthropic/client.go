@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // DefaultBaseURL is the Messages API's address.

@@ -9,9 +9,9 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 type blockKind uint8

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
 	"github.com/reinhq/rein/llm/llmtest"
 )
 

@@ -10,9 +10,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // passBlock is a content block rein does not model, kept verbatim with

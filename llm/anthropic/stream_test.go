@@ -64,7 +64,7 @@ func TestHTTPErrors(t *testing.T) {
 		{"500", 500, nil, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
 			llm.CodeServerError, 0, "api_error: Internal server error"},
 		{"401 echoing the key", 401, nil, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key ` + key + `"}}`,
-			llm.CodeAuth, 0, "authentication_error: invalid x-api-key [redacted]"},
+			llm.CodeAuth, 0, "authentication_error: invalid x-api-key [REDACTED]"},
 		{"400 prompt too long", 400, nil, `{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}`,
 			llm.CodeContextOverflow, 0, "invalid_request_error: prompt is too long: 210000 tokens > 200000 maximum"},
 		{"recorded 400", 400, nil, string(readFile(t, "errors/pai-400-invalid-request.response.json")),

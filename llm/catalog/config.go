@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/reinhq/rein/redact"
 	"strings"
 	"time"
 
@@ -66,7 +67,7 @@ func (k KeyConfig) source() string {
 	case k.APIKeyEnv != "":
 		return "$" + k.APIKeyEnv
 	case k.APIKey != "":
-		return "literal key [redacted]"
+		return "literal key " + redact.Mask
 	}
 	return "none"
 }

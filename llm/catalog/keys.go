@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/reinhq/rein/redact"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -199,14 +200,7 @@ func (ck *commandKey) get(ctx context.Context) (string, error) {
 	return key, nil
 }
 
-func redactKey(s string, keys ...string) string {
-	for _, k := range keys {
-		if len(k) >= 4 {
-			s = strings.ReplaceAll(s, k, "[redacted]")
-		}
-	}
-	return s
-}
+func redactKey(s string, keys ...string) string { return redact.Values(s, keys...) }
 
 // limitedBuffer keeps the first max bytes written to it.
 type limitedBuffer struct {

@@ -170,7 +170,7 @@ func TestKeyCommandFailures(t *testing.T) {
 	const secret = "sk-command-secret-123"
 	tests := []struct{ cmd, want string }{
 		{"exit 3", "exit status 3"},
-		{"printf 'sk-command-%s' secret-123 >&2; exit 1", "[redacted]"},
+		{"printf 'sk-command-%s' secret-123 >&2; exit 1", "[REDACTED]"},
 		{"true", "printed nothing"},
 		{"printf 'a\\nb\\n'", "printed several lines"},
 	}
@@ -219,7 +219,7 @@ func TestStringNeverShowsKeys(t *testing.T) {
 			t.Errorf("key shown: %s", s)
 		}
 	}
-	if !strings.Contains(fmt.Sprint(cfg.Providers["anthropic"]), "a(literal key [redacted]) b($B)") {
+	if !strings.Contains(fmt.Sprint(cfg.Providers["anthropic"]), "a(literal key [REDACTED]) b($B)") {
 		t.Errorf("profile description: %s", cfg.Providers["anthropic"])
 	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	redactpkg "github.com/reinhq/rein/redact"
 	"iter"
-	"strings"
 
 	"github.com/reinhq/rein/llm"
 )
@@ -183,14 +183,7 @@ func pinKey(session string, m llm.Model) string {
 }
 
 // redact removes every key in keys from s.
-func redact(s string, keys []string) string {
-	for _, k := range keys {
-		if k != "" && strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, "[redacted]")
-		}
-	}
-	return s
-}
+func redact(s string, keys []string) string { return redactpkg.Values(s, keys...) }
 
 // sanitize returns err unchanged unless its text contains a key, in which
 // case it returns a classified copy with the key removed and no cause.

@@ -334,7 +334,7 @@ func TestKeysNeverLeak(t *testing.T) {
 	if len(rec.All()) < 4 {
 		t.Errorf("expected several events, got %v", rec.Kinds())
 	}
-	if !strings.Contains(out.err.Error(), "[redacted]") {
+	if !strings.Contains(out.err.Error(), "[REDACTED]") {
 		t.Errorf("error does not show the redaction: %v", out.err)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // DefaultBaseURL is the Gemini API endpoint used when neither the model

@@ -11,9 +11,9 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // GeneratedIDPrefix starts the id rein gives a function call that

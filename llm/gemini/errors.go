@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // googleError is the google.rpc.Status envelope Gemini uses for failed

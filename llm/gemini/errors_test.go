@@ -98,7 +98,7 @@ func TestHTTPErrors(t *testing.T) {
 		{"404 model", 404, nil, `{"error": {"code": 404, "message": "models/gemini-9 is not found for API version v1beta.", "status": "NOT_FOUND"}}`,
 			llm.CodeModelNotFound, 0, "is not found"},
 		{"key echoed back", 400, nil, `{"error": {"code": 400, "message": "bad key ` + secretKey + `", "status": "INVALID_ARGUMENT"}}`,
-			llm.CodeFormat, 0, "bad key [redacted]"},
+			llm.CodeFormat, 0, "bad key [REDACTED]"},
 		{"plain text", 502, nil, "upstream connect error", llm.CodeServerError, 0, "upstream connect error"},
 	}
 	for _, tt := range tests {

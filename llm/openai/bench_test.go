@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"bytes"
-	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
 )
 
 // corpus loads the recordings matching pattern and counts their events.

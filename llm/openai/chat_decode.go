@@ -1,9 +1,9 @@
 package openai
 
 import (
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // chatDecoder turns Chat Completions chunks into emitter calls.

@@ -7,7 +7,7 @@
 //   - Responses, from NewResponses, speaks the Responses API
 //     (POST {base}/responses, llm.APIOpenAIResponses).
 //
-// Both implement llm.Provider over internal/sse: one start event, block
+// Both implement llm.Provider over llm/internal/sse: one start event, block
 // events, and exactly one final done or error event carrying the whole
 // message. Failed HTTP replies become classified *llm.Error values (with
 // Retry-After); failures inside a stream (an error chunk, response.failed,

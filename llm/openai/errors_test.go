@@ -90,7 +90,7 @@ func TestHTTPErrors(t *testing.T) {
 		{name: "503 plain text", handler: status(503, `upstream unavailable`),
 			code: llm.CodeOverloaded, status: 503, msg: "upstream unavailable"},
 		{name: "401 echoing the key", handler: status(401, `{"error":{"message":"Incorrect API key provided: `+key+`. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","code":"invalid_api_key"}}`),
-			code: llm.CodeAuth, status: 401, msg: "Incorrect API key provided: [redacted]."},
+			code: llm.CodeAuth, status: 401, msg: "Incorrect API key provided: [REDACTED]."},
 		{name: "404 model", handler: status(404, `{"error":{"message":"The model 'gpt-9' does not exist or you do not have access to it.","code":"model_not_found"}}`),
 			code: llm.CodeModelNotFound, status: 404, msg: "gpt-9"},
 		{name: "400 context overflow", handler: status(400, `{"error":{"message":"This model's maximum context length is 128000 tokens.","code":"context_length_exceeded"}}`),

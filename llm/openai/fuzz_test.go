@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
 	"github.com/reinhq/rein/llm/llmtest"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // DefaultBaseURL is where requests go when neither Options.BaseURL nor the

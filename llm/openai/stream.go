@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/reinhq/rein/internal/sse"
-	"github.com/reinhq/rein/internal/wire"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/internal/wire"
 )
 
 // decoder turns the events of one stream into emitter calls. It ends the

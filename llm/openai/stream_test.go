@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reinhq/rein/internal/sse"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/internal/sse"
 )
 
 const (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reinhq/rein/internal/proc"
 	"os"
 	"os/exec"
 	"strings"
@@ -233,7 +234,7 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	cmd.Env = append(append([]string(nil), base...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(cmd.Env, o.Env...)
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
-	ownGroupDeathSig(cmd)
+	proc.Prepare(cmd)
 	direct := cmd.Path
 	backend, sweep, err := wrapSandbox(cmd, o, root)
 	wrapped := cmd.Path != direct
@@ -272,8 +273,12 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 			}
 		}
 	}()
-	waitDone := make(chan error, 1)
-	go func() { waitDone <- cmd.Wait() }()
+	exitedCh := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exitedCh)
+	}()
 
 	stopUpdates, updatesDone := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -305,18 +310,18 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	stop := exited
-	var waitErr error
 	select {
-	case waitErr = <-waitDone:
+	case <-exitedCh:
 		// The shell ended: whatever it left in its group goes with it.
-		killGroupNow(pid)
+		proc.Kill(pid)
 	case <-timer.C:
 		stop = timedOut
-		waitErr = killGroup(pid, waitDone, o.KillGrace)
+		proc.Stop(pid, exitedCh, o.KillGrace)
 	case <-ctx.Done():
 		stop = cancelled
-		waitErr = killGroup(pid, waitDone, o.KillGrace)
+		proc.Stop(pid, exitedCh, o.KillGrace)
 	}
+	<-exitedCh
 	// The shell is gone. Children left in the background may hold the
 	// pipe open: read what is already there, then stop waiting for EOF.
 	if err := pr.SetReadDeadline(time.Now().Add(bashDrain)); err != nil {

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"github.com/reinhq/rein/internal/proc"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -98,7 +99,7 @@ func startJob(cmd *exec.Cmd, o BashOptions, root string, in bashArgs, backend sa
 	go func() {
 		defer close(done)
 		_ = cmd.Wait()
-		killGroupNow(pid)
+		proc.Kill(pid)
 		unrecord()
 		_ = sweep() // the job's log cannot carry the note: it is closed
 	}()

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"github.com/reinhq/rein/internal/proc"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,7 +71,7 @@ func (j *Jobs) KillAll() []JobInfo {
 		if !info.Running {
 			continue
 		}
-		killGroupNow(info.PID)
+		proc.Kill(info.PID)
 		killed = append(killed, info)
 	}
 	j.mu.Lock()
@@ -138,11 +139,11 @@ func KillRecorded(root string) []int {
 				}
 			}
 			if cur := procStart(pgid); cur != "" && cur == start {
-				killGroupNow(pgid)
+				proc.Kill(pgid)
 				killed = append(killed, pgid)
-			} else if cur == "" && groupAlive(pgid) {
+			} else if cur == "" && proc.Alive(pgid) {
 				// The leader is gone but members remain.
-				killGroupNow(pgid)
+				proc.Kill(pgid)
 				killed = append(killed, pgid)
 			}
 		}

@@ -1,7 +1,8 @@
 //go:build unix && !linux
 
-package builtin
+package proc
 
 import "syscall"
 
+// setDeathSig does nothing where there is no parent-death signal.
 func setDeathSig(a *syscall.SysProcAttr) {}

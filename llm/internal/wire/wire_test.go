@@ -88,7 +88,7 @@ func TestDoClassifiesAndRedacts(t *testing.T) {
 		t.Fatalf("429: %#v", err)
 	}
 	_, err = do("/401")
-	if !errors.Is(err, llm.ErrAuth) || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[redacted]") {
+	if !errors.Is(err, llm.ErrAuth) || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[REDACTED]") {
 		t.Fatalf("401: %v", err)
 	}
 	resp, err := do("/ok")
@@ -128,8 +128,71 @@ func TestIdleTimeout(t *testing.T) {
 	}
 }
 
+// fakeTimer is a timer of fakeClock: it fires only when the test says.
+type fakeTimer struct {
+	d      time.Duration
+	f      func()
+	resets int
+}
+
+func (f *fakeTimer) Reset(time.Duration) bool { f.resets++; return true }
+func (f *fakeTimer) Stop() bool               { return true }
+
+// fakeClock hands out fakeTimers in the order they are started.
+type fakeClock struct{ timers []*fakeTimer }
+
+func (c *fakeClock) after(d time.Duration, f func()) timer {
+	t := &fakeTimer{d: d, f: f}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+// TestPingsDoNotExtendDeadline: data (keep-alive pings) resets only the
+// idle timer; once the overall deadline passes, the next read fails with
+// ErrDeadline however steadily data arrives. A fake clock decides when
+// each timer fires, so the machine's load cannot change the outcome.
+func TestPingsDoNotExtendDeadline(t *testing.T) {
+	pr, pw := io.Pipe()
+	clock := &fakeClock{}
+	body := streamTimeout(pr, 150*time.Millisecond, TotalFactor*150*time.Millisecond, clock.after)
+	defer body.Close()
+	if len(clock.timers) != 2 {
+		t.Fatalf("%d timers started, want idle and deadline", len(clock.timers))
+	}
+	idle, deadline := clock.timers[0], clock.timers[1]
+	if idle.d != 150*time.Millisecond || deadline.d != 3*time.Second {
+		t.Fatalf("timers for %s and %s", idle.d, deadline.d)
+	}
+	ping := "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+	go func() {
+		for {
+			if _, err := pw.Write([]byte(ping)); err != nil {
+				return
+			}
+		}
+	}()
+	buf := make([]byte, len(ping))
+	for i := range 5 {
+		if _, err := io.ReadFull(body, buf); err != nil {
+			t.Fatalf("ping %d: %v", i, err)
+		}
+	}
+	if idle.resets < 5 || deadline.resets != 0 {
+		t.Fatalf("idle timer reset %d times, deadline %d times; want every read to reset only the idle one", idle.resets, deadline.resets)
+	}
+	deadline.f() // the overall deadline passes while pings still flow
+	_, err := body.Read(buf)
+	if !errors.Is(err, ErrDeadline) {
+		t.Fatalf("read after the deadline: %v, want ErrDeadline", err)
+	}
+	if code := llm.CodeOf(TransportError(context.Background(), err, "p")); code != llm.CodeTimeout {
+		t.Fatalf("deadline classified as %s", code)
+	}
+	pw.CloseWithError(io.ErrClosedPipe)
+}
+
 func TestRedact(t *testing.T) {
-	if got := Redact("key sk-abcdef and sk-abcdef", "sk-abcdef", "", "ab"); got != "key [redacted] and [redacted]" {
+	if got := Redact("key sk-abcdef and sk-abcdef", "sk-abcdef", "", "ab"); got != "key [REDACTED] and [REDACTED]" {
 		t.Fatalf("Redact = %q", got)
 	}
 }

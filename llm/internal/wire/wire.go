@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/reinhq/rein/redact"
 	"io"
 	"net"
 	"net/http"
@@ -141,15 +142,8 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// Redact replaces every occurrence of each non-empty secret in s.
-func Redact(s string, secrets ...string) string {
-	for _, k := range secrets {
-		if len(k) >= 4 && strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, "[redacted]")
-		}
-	}
-	return s
-}
+// Redact masks every occurrence of each secret in s (redact.Values).
+func Redact(s string, secrets ...string) string { return redact.Values(s, secrets...) }
 
 // ErrIdle is the cause of a stream that stalled longer than its idle
 // timeout: nothing arrived, or only keep-alives (SSE comments, ping
@@ -190,16 +184,32 @@ func IdleTimeout(body io.ReadCloser, d time.Duration) io.ReadCloser {
 // negative duration disables its guard. The returned body must be
 // closed.
 func StreamTimeout(body io.ReadCloser, idle, total time.Duration) io.ReadCloser {
+	return streamTimeout(body, idle, total, realAfter)
+}
+
+// timer is what idleBody needs of a *time.Timer.
+type timer interface {
+	Reset(time.Duration) bool
+	Stop() bool
+}
+
+// afterFunc starts a timer that calls f after d: time.AfterFunc, or a
+// fake clock in tests.
+type afterFunc func(d time.Duration, f func()) timer
+
+func realAfter(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
+
+func streamTimeout(body io.ReadCloser, idle, total time.Duration, after afterFunc) io.ReadCloser {
 	if idle <= 0 && total <= 0 {
 		return body
 	}
 	ib := &idleBody{body: body, d: idle}
 	if idle > 0 {
-		ib.timer = time.AfterFunc(idle, func() { ib.expire(&ib.idle) })
+		ib.timer = after(idle, func() { ib.expire(&ib.idle) })
 	}
 	if total > 0 {
 		ib.total = total
-		ib.deadline = time.AfterFunc(total, func() { ib.expire(&ib.late) })
+		ib.deadline = after(total, func() { ib.expire(&ib.late) })
 	}
 	return ib
 }
@@ -207,8 +217,8 @@ func StreamTimeout(body io.ReadCloser, idle, total time.Duration) io.ReadCloser 
 type idleBody struct {
 	body     io.ReadCloser
 	d, total time.Duration
-	timer    *time.Timer
-	deadline *time.Timer
+	timer    timer
+	deadline timer
 	mu       sync.Mutex
 	idle     bool
 	late     bool
