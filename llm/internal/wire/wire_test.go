@@ -147,11 +147,12 @@ func (c *fakeClock) after(d time.Duration, f func()) timer {
 	return t
 }
 
-// TestPingsDoNotExtendDeadline: data (keep-alive pings) resets only the
-// idle timer; once the overall deadline passes, the next read fails with
-// ErrDeadline however steadily data arrives. A fake clock decides when
+// TestDataDoesNotExtendDeadline: data resets only the idle timer (and
+// keep-alive pings not even that, see keepalive.go); once the overall
+// deadline passes, the next read fails with ErrDeadline however steadily
+// data arrives. A fake clock decides when
 // each timer fires, so the machine's load cannot change the outcome.
-func TestPingsDoNotExtendDeadline(t *testing.T) {
+func TestDataDoesNotExtendDeadline(t *testing.T) {
 	pr, pw := io.Pipe()
 	clock := &fakeClock{}
 	body := streamTimeout(pr, 150*time.Millisecond, TotalFactor*150*time.Millisecond, clock.after)
@@ -160,10 +161,10 @@ func TestPingsDoNotExtendDeadline(t *testing.T) {
 		t.Fatalf("%d timers started, want idle and deadline", len(clock.timers))
 	}
 	idle, deadline := clock.timers[0], clock.timers[1]
-	if idle.d != 150*time.Millisecond || deadline.d != 3*time.Second {
+	if idle.d != 150*time.Millisecond || deadline.d != TotalFactor*150*time.Millisecond {
 		t.Fatalf("timers for %s and %s", idle.d, deadline.d)
 	}
-	ping := "event: ping\ndata: {\"type\": \"ping\"}\n\n"
+	ping := "event: content_block_delta\ndata: {\"type\": \"content_block_delta\"}\n\n"
 	go func() {
 		for {
 			if _, err := pw.Write([]byte(ping)); err != nil {
@@ -180,7 +181,7 @@ func TestPingsDoNotExtendDeadline(t *testing.T) {
 	if idle.resets < 5 || deadline.resets != 0 {
 		t.Fatalf("idle timer reset %d times, deadline %d times; want every read to reset only the idle one", idle.resets, deadline.resets)
 	}
-	deadline.f() // the overall deadline passes while pings still flow
+	deadline.f() // the overall deadline passes while data still flows
 	_, err := body.Read(buf)
 	if !errors.Is(err, ErrDeadline) {
 		t.Fatalf("read after the deadline: %v, want ErrDeadline", err)
