@@ -320,7 +320,14 @@ func TestChatQuestionSaysWhatItDidNotTake(t *testing.T) {
 // rein trust --list and --revoke; an earlier rein's folder entry is
 // listed as such and migrates at the workspace's next run.
 func TestTrustListRevokeAndMigration(t *testing.T) {
-	ws := t.TempDir()
+	// A short folder name: the listing prints the path, and a long
+	// mixed-case test name with digits can look like a key to the
+	// redactor.
+	ws, err := os.MkdirTemp("", "ws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(ws) })
 	os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"x": {"command": "rein-test-no-such-server"}}}`), 0o644)
 	home := t.TempDir()
 	vars := map[string]string{"HOME": home}
