@@ -1,0 +1,54 @@
+// Package subagent delegates work to child agents: agent definitions in
+// Claude Code's format, the agent tool a model calls, and the registry of
+// children rebuilt from the session log.
+//
+// A child is an ordinary session linked to its parent. Its tools are the
+// parent's allowed tools intersected with its definition's, minus both deny
+// lists; its permission mode is the stricter of the two. A child can never
+// do what its parent could not.
+package subagent
+
+import (
+	"time"
+
+	"github.com/reinhq/rein/permission"
+)
+
+// Definition is one agent a model may delegate to, as read from a
+// `.claude/agents/*.md` or `.rein/agents/*.md` file (front matter plus a
+// body that becomes the child's system prompt), from `--agents JSON`, or
+// built in (`explore`, `general`).
+type Definition struct {
+	// Name is the subagent_type the model passes; unique after discovery.
+	Name string
+	// Description tells the parent model when to use the agent.
+	Description string
+	// Prompt is the child's system prompt (the file body).
+	Prompt string
+	// Tools lists the tools the child may use, Claude Code names or rein's;
+	// nil means all of the parent's tools.
+	Tools []string
+	// DisallowedTools are removed from whatever Tools allows.
+	DisallowedTools []string
+	// Model names the child's model; "" or "inherit" uses the parent's.
+	Model string
+	// PermissionMode is the mode the definition asks for; "" inherits. The
+	// child runs in the stricter of this and the parent's mode.
+	PermissionMode permission.Mode
+	// MaxTurns bounds the child's turns; 0 means the default.
+	MaxTurns int
+	// Skills and MCPServers name skills and MCP servers the child gets.
+	Skills     []string
+	MCPServers []string
+	// Background makes the agent run in the background by default.
+	Background bool
+	// Timeout bounds a child without progress; 0 means the default.
+	Timeout time.Duration
+
+	// Source is where the definition came from: a file path, "--agents",
+	// or "builtin".
+	Source string
+	// Warnings are problems that did not stop the definition from loading
+	// (unknown front-matter keys, unknown tools), said once by `rein agents`.
+	Warnings []string
+}
