@@ -7,6 +7,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/trust"
 )
@@ -130,6 +131,15 @@ type Options struct {
 	// one warning, and the agent runs without traces. Close flushes it.
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
+
+	// Agents are the agents the model may delegate to with the agent
+	// tool (see docs/agents.md); nil offers no agent tool.
+	// SubagentLimits bound the delegation: depth, live children,
+	// children running at once (zero fields are the defaults).
+	Agents         subagent.Definitions
+	SubagentLimits subagent.Limits
+	// child is set when the agent is a sub-agent of another.
+	child *childLink
 }
 
 // defaults fills in the functions Open needs.

@@ -34,6 +34,11 @@ func (e *BlockedError) Error() string {
 // while another runs fails with the harness's busy error. Close aborts
 // it; ctx ending aborts it too.
 func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) (harness.Result, error) {
+	return a.submit(ctx, text, telemetry.Info{}, images...)
+}
+
+// submit is Submit with what the run record says of the run.
+func (a *Agent) submit(ctx context.Context, text string, info telemetry.Info, images ...llm.Content) (harness.Result, error) {
 	if !a.enter() {
 		return harness.Result{}, ErrClosed
 	}
@@ -62,7 +67,7 @@ func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) 
 			_ = a.h.NextTurn(v.Context)
 		}
 	}
-	ctx, run := a.s.tel.Begin(ctx, a.h, telemetry.Info{})
+	ctx, run := a.s.tel.Begin(ctx, a.h, info)
 	res, err := a.h.Prompt(ctx, text, images...)
 	rec := run.End(res, err)
 	a.mu.Lock()

@@ -69,7 +69,9 @@ var claudeTools = map[string][]string{
 	"LS":           {"ls"},
 	// Known to Claude Code, with no rein tool of their own: accepted so
 	// shared settings files load, matching nothing.
-	"WebFetch": nil, "WebSearch": nil, "Task": nil, "Agent": nil, "TodoWrite": nil,
+	"WebFetch": nil, "WebSearch": nil, "TodoWrite": nil,
+	// Claude Code's names of the agent tool.
+	"Task": {"agent"}, "Agent": {"agent"},
 }
 
 // pathTools are the tools whose rules hold paths; the rest hold commands
