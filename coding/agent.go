@@ -30,8 +30,10 @@ type Agent struct {
 	perm   *perms
 	jobs   *builtin.Jobs
 	bridge *mcpTools
-	// sub runs the agent's children (never nil).
-	sub *subagent.Runtime
+	// sub runs the agent's children (never nil); defs are the agents it
+	// may spawn (nil when it may not).
+	sub  *subagent.Runtime
+	defs subagent.Definitions
 
 	// subs are the coding-level subscribers, who also get the events
 	// forwarded from sub-agents.

@@ -209,7 +209,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
-	a.sub, host.a = rt, a
+	a.sub, a.defs, host.a = rt, host.defs, a
 	a.rebuildChildren(sess)
 	ps.install(ctx, h, source)
 	if err := recordBaseURL(h, sess, o.BaseURL); err != nil {

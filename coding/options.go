@@ -57,6 +57,10 @@ type Options struct {
 	restoreTools bool
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
+	// Agents is Claude Code's --agents value: a JSON object of agent
+	// definitions by name, above those of the agent folders (see
+	// AgentCatalog and docs/agents.md).
+	Agents string
 
 	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
 	// means the settings' defaultMode, else auto_read when Interactive and
@@ -132,12 +136,13 @@ type Options struct {
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
 
-	// Agents are the agents the model may delegate to with the agent
-	// tool (see docs/agents.md); nil offers no agent tool.
+	// AgentDefinitions are the agents the model may delegate to with the
+	// agent tool (see docs/agents.md); nil means those AgentCatalog
+	// finds. Options.Tools "-agent" offers no agent tool.
 	// SubagentLimits bound the delegation: depth, live children,
 	// children running at once (zero fields are the defaults).
-	Agents         subagent.Definitions
-	SubagentLimits subagent.Limits
+	AgentDefinitions subagent.Definitions
+	SubagentLimits   subagent.Limits
 	// child is set when the agent is a sub-agent of another.
 	child *childLink
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
@@ -27,12 +27,29 @@ const EventSubagent agent.EventType = "subagent"
 type childLink struct {
 	parent *Agent
 	spec   subagent.Spec
-	// tools are the child's tools: the parent's active tools narrowed by
-	// the definition (delegate says whether the agent tools are among
-	// them).
+	policy subagent.Policy
+	// tools are the child's tools: the parent's active tools its policy
+	// allows (delegate says whether the agent tools are among them).
 	tools    map[string]bool
 	delegate bool
-	mode     permission.Mode
+	// start is the SubagentStart hooks' context for the child.
+	start string
+}
+
+// agentID and agentType name the sub-agent o opens ("" for a user's
+// agent); its hooks carry them.
+func (o *Options) agentID() string {
+	if o.child == nil {
+		return ""
+	}
+	return o.child.spec.ID
+}
+
+func (o *Options) agentType() string {
+	if o.child == nil {
+		return ""
+	}
+	return o.child.spec.Definition.Name
 }
 
 // depth is the depth of the agent o opens: 0 for a user's agent.
@@ -51,14 +68,31 @@ func (o *Options) depth() int {
 // log records are known (and orphans marked) even when it cannot spawn.
 func (s *setup) newRuntime(reg *tool.Registry, host *agentHost) (*subagent.Runtime, *tool.Registry, error) {
 	limits := s.o.SubagentLimits
+	defs := s.o.AgentDefinitions
 	if c := s.o.child; c != nil {
-		limits = c.parent.sub.Limits()
+		limits, defs = c.parent.sub.Limits(), c.parent.defs
 	}
-	rt := subagent.New(subagent.Options{Host: host, Definitions: s.o.Agents, Limits: limits, Depth: s.o.depth(), OnChange: host.changed})
-	if s.o.Agents == nil || s.noTools() || len(reg.Names()) == 0 {
-		return rt, reg, nil
+	offer := s.agentToolWanted() && len(reg.Names()) > 0
+	if c := s.o.child; c != nil {
+		offer = c.delegate
 	}
-	if c := s.o.child; c != nil && !c.delegate {
+	if defs == nil && offer {
+		small := ""
+		if s.cfg != nil {
+			small = s.cfg.Aliases[SmallModelAlias]
+		}
+		cat, err := subagent.Discover(AgentDiscoverOptions(s.o, s.ws.Root, small, nil))
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range cat.Notes() {
+			s.o.Warn(n)
+		}
+		defs = cat
+	}
+	host.defs = defs
+	rt := subagent.New(subagent.Options{Host: host, Definitions: defs, Limits: limits, Depth: s.o.depth(), OnChange: host.changed, MaySpawn: host.maySpawn})
+	if !offer || defs == nil {
 		return rt, reg, nil
 	}
 	if s.o.depth() >= rt.Limits().MaxDepth {
@@ -72,9 +106,69 @@ func (s *setup) newRuntime(reg *tool.Registry, host *agentHost) (*subagent.Runti
 	return rt, out, nil
 }
 
+// agentToolWanted reports whether Options.Tools offers the agent tool:
+// it does unless it says "none" or "-agent", or lists tools without
+// naming agent (or a toolset).
+func (s *setup) agentToolWanted() bool {
+	spec := strings.TrimSpace(s.o.Tools)
+	if spec == "" {
+		return true
+	}
+	if spec == "none" {
+		return false
+	}
+	named, listed := false, false
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if d, ok := strings.CutPrefix(item, "-"); ok {
+			if subagent.IsToolName(d) {
+				return false
+			}
+			continue
+		}
+		if item == "" {
+			continue
+		}
+		listed = true
+		if subagent.IsToolName(item) || tool.Toolsets()[item] != nil {
+			named = true
+		}
+	}
+	return named || !listed
+}
+
+// withoutAgentTools removes the agent tool's names from a tools spec, as
+// the built-in registry does not hold it.
+func withoutAgentTools(items []string) []string {
+	return slices.DeleteFunc(items, func(s string) bool {
+		return subagent.IsToolName(s) || s == subagent.CancelToolName
+	})
+}
+
 // agentHost is the subagent.Host of an Agent; a is set once the agent
 // exists (the runtime is made before it).
-type agentHost struct{ a *Agent }
+type agentHost struct {
+	a    *Agent
+	defs subagent.Definitions
+}
+
+// policy is the agent's own policy, from which its children's are
+// restricted.
+func (a *Agent) policy() subagent.Policy {
+	if c := a.s.o.child; c != nil {
+		p := c.policy
+		return p
+	}
+	return subagent.Policy{Tools: a.h.ActiveTools(), Mode: a.PermissionMode(), MaxDepth: a.sub.Limits().MaxDepth}
+}
+
+// maySpawn refuses agent types the agent's policy excludes.
+func (h *agentHost) maySpawn(d subagent.Definition) error {
+	if p := h.a.policy(); !p.AllowsAgent(d.Name) {
+		return fmt.Errorf("this agent may not delegate to %q; it may delegate to: %s", d.Name, strings.Join(p.Agents, ", "))
+	}
+	return nil
+}
 
 // Open opens a child as an ordinary session: the parent's workspace,
 // model (unless the definition names one), settings and hooks; its tools
@@ -123,42 +217,32 @@ func (a *Agent) Subagents() *subagent.Runtime { return a.sub }
 // openChild opens the child spec describes.
 func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Child, error) {
 	def := spec.Definition
-	link := &childLink{parent: a, spec: spec, tools: map[string]bool{}}
-	// Tools: the parent's active tools ∩ the definition's − its deny list.
-	want := map[string]bool{}
-	for _, n := range def.Tools {
-		names, _ := permission.ToolsNamed(n)
-		if subagent.IsToolName(strings.TrimSpace(n)) {
-			names = []string{subagent.ToolName, subagent.CancelToolName}
-		}
-		for _, t := range names {
-			want[t] = true
-		}
+	pol, err := subagent.Restrict(a.policy(), def)
+	if err != nil {
+		return nil, err
 	}
-	deny := map[string]bool{}
-	for _, n := range def.DisallowedTools {
-		names, _ := permission.ToolsNamed(n)
-		if subagent.IsToolName(strings.TrimSpace(n)) {
-			names = []string{subagent.ToolName, subagent.CancelToolName}
-		}
-		for _, t := range names {
-			deny[t] = true
-		}
-	}
+	link := &childLink{parent: a, spec: spec, policy: pol, tools: map[string]bool{}}
+	// Its tools: the parent's active tools the restricted policy allows
+	// (agent_cancel goes with agent).
 	for _, t := range a.h.ActiveTools() {
-		if (def.Tools == nil || want[t]) && !deny[t] {
+		name := t
+		if t == subagent.CancelToolName {
+			name = subagent.ToolName
+		}
+		if pol.Allows(name) {
 			link.tools[t] = true
 		}
 	}
 	link.delegate = link.tools[subagent.ToolName]
-	// Mode: the stricter of the parent's and the definition's.
-	link.mode = stricterMode(a.PermissionMode(), def.PermissionMode)
+	if a.perm.cmds.Has(hook.SubagentStart) {
+		link.start = a.perm.cmds.SubagentStart(ctx, spec.ID, def.Name).Context
+	}
 	co := a.s.o
 	co.child = link
 	co.Session, co.NoSession = "", a.Session() == nil
 	co.restoreTools = false
 	co.Tools = ""
-	co.PermissionMode = string(link.mode)
+	co.PermissionMode = string(pol.Mode)
 	co.Interactive = a.root().perm.broker != nil
 	co.ConfirmTrust = nil
 	co.DisableMCP = []string{"all"}
@@ -182,6 +266,9 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 	c, err := open(ctx, co, nil)
 	if err != nil {
 		return nil, err
+	}
+	if link.start != "" {
+		_ = c.h.NextTurn(link.start)
 	}
 	// The child's approval requests go to whoever answers the root's.
 	c.h.Subscribe(func(ctx context.Context, ev harness.Event) error {
@@ -291,15 +378,3 @@ func (logHost) Open(context.Context, subagent.Spec) (subagent.Child, error) {
 }
 func (h logHost) Append(e session.Entry) error { _, err := h.s.Append(e); return err }
 func (logHost) Announce(string)                {}
-
-// stricterMode is the stricter of a parent's mode and a definition's
-// ("" inherits); plan, the strictest, always propagates.
-func stricterMode(parent, def permission.Mode) permission.Mode {
-	if def == "" {
-		return parent
-	}
-	if parent == "" || slices.Index(permission.Modes(), def) < slices.Index(permission.Modes(), parent) {
-		return def
-	}
-	return parent
-}

@@ -106,7 +106,7 @@ func TestSubagentNeverEscalates(t *testing.T) {
 	def.Tools = []string{"Bash", "Read"}
 	def.PermissionMode = permission.ModeAutoAll
 	parent := faux.New(faux.Calls("", agentCall("shell", "run it", false)), faux.Text("done"))
-	a := openParent(t, e, parent, child, defs{def}, func(o *Options) { o.Tools = "read,grep"; o.PermissionMode = "auto_edit" })
+	a := openParent(t, e, parent, child, defs{def}, func(o *Options) { o.Tools = "read,grep,agent"; o.PermissionMode = "auto_edit" })
 	if _, err := a.Submit(context.Background(), "go"); err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +125,30 @@ func TestSubagentNeverEscalates(t *testing.T) {
 	}
 }
 
+// Over every parent mode × definition mode, the child opened runs in the
+// stricter of the two, and plan always propagates.
 func TestSubagentModeIsTheStricter(t *testing.T) {
+	e := newTestEnv(t)
+	dir := t.TempDir()
 	modes := permission.Modes()
 	for _, pm := range modes {
+		o := e.options(dir)
+		o.NoSession = true
+		o.PermissionMode = string(pm)
+		o.AgentDefinitions = defs{worker("w")}
+		a, err := Open(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, dm := range append([]permission.Mode{""}, modes...) {
-			got := stricterMode(pm, dm)
+			def := worker("w")
+			def.PermissionMode = dm
+			c, err := a.openChild(context.Background(), subagent.Spec{ID: "c", Definition: def, Depth: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := c.(*childRun).a.PermissionMode()
+			c.Close()
 			want := pm
 			if dm != "" && indexMode(dm) < indexMode(pm) {
 				want = dm
@@ -137,10 +156,11 @@ func TestSubagentModeIsTheStricter(t *testing.T) {
 			if got != want {
 				t.Errorf("parent %s, definition %q: %s, want %s", pm, dm, got, want)
 			}
-			if pm == permission.ModePlan && got != permission.ModePlan {
+			if (pm == permission.ModePlan || dm == permission.ModePlan) && got != permission.ModePlan {
 				t.Errorf("plan did not propagate: %s", got)
 			}
 		}
+		a.Close()
 	}
 }
 
@@ -269,7 +289,7 @@ func TestSubagentOrphanRebuild(t *testing.T) {
 	for round := range 2 {
 		o := e.options(dir)
 		o.Session = ppath
-		o.Agents = defs{worker("worker")}
+		o.AgentDefinitions = defs{worker("worker")}
 		a, err := Open(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,7 @@ func openParent(t *testing.T, e *testEnv, parent *faux.Provider, child func(ctx 
 	t.Helper()
 	o := e.options(t.TempDir())
 	o.Provider = newRouter(parent, child)
-	o.Agents = agents
+	o.AgentDefinitions = agents
 	if tweak != nil {
 		tweak(&o)
 	}

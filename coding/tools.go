@@ -47,6 +47,7 @@ func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
 			allow = append(allow, item)
 		}
 	}
+	allow, deny = withoutAgentTools(allow), withoutAgentTools(deny)
 	if len(allow) == 0 {
 		allow = []string{"coding"}
 	}

@@ -14,10 +14,8 @@ import (
 	"github.com/reinhq/rein/session"
 )
 
-// Default and hard limits (see Limits).
+// Default limits (see Limits; the depth limits are in policy.go).
 const (
-	DefaultMaxDepth      = 2
-	HardMaxDepth         = 5
 	DefaultMaxChildren   = 20
 	DefaultMaxConcurrent = 4
 )
@@ -119,6 +117,9 @@ type Options struct {
 	// OnChange is told of every change of a child's record (for the
 	// terminal UI's list of running children). It must not block.
 	OnChange func(Record)
+	// MaySpawn, when set, refuses definitions the agent's policy does not
+	// let it spawn (Agent(x) in its definition's tools).
+	MaySpawn func(Definition) error
 }
 
 // Runtime runs the children of one agent: it spawns them through its
@@ -266,6 +267,11 @@ func (r *Runtime) Spawn(ctx context.Context, req Request) (Result, error) {
 	}
 	if r.o.Depth+1 > r.limits.MaxDepth {
 		return Result{}, &LimitError{Limit: "depth", Max: r.limits.MaxDepth}
+	}
+	if r.o.MaySpawn != nil {
+		if err := r.o.MaySpawn(def); err != nil {
+			return Result{}, err
+		}
 	}
 	if def.Background {
 		req.Background = true
