@@ -9,8 +9,8 @@ import (
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
