@@ -68,6 +68,10 @@ type Options struct {
 	// (an editor's buffers, over ACP), after rein's path checks; bash
 	// and the searches still see the disk. See builtin.Files.
 	Files builtin.Files
+	// Agents is Claude Code's --agents value: a JSON object of agent
+	// definitions by name, above those of the agent folders (see
+	// AgentCatalog and docs/agents.md).
+	Agents string
 
 	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
 	// means the settings' defaultMode, else auto_read when Interactive and
