@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/mcp"
@@ -157,6 +158,14 @@ type Options struct {
 	SubagentLimits   subagent.Limits
 	// child is set when the agent is a sub-agent of another.
 	child *childLink
+	// Lanes schedules the agent's prompts and model requests with every
+	// other agent sharing it: one prompt at a time per session (FIFO), a
+	// global cap on concurrent model requests, provider back-off (see
+	// docs/lanes.md). nil means lane.Default, the one scheduler of the
+	// process. Priority is the priority of the agent's model requests
+	// (sub-agents: lane.Worker); a context's lane.WithPriority wins.
+	Lanes    *lane.Scheduler
+	Priority lane.Priority
 }
 
 // defaults fills in the functions Open needs.

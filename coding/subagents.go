@@ -10,6 +10,7 @@ import (
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/subagent"
@@ -188,10 +189,10 @@ func (h *agentHost) Announce(text string) {
 	if a.h.Phase() == harness.PhaseTurn && a.h.Steer(text) == nil {
 		return
 	}
+	// Idle (or busy with something other than a turn): a new prompt, in
+	// the session's FIFO behind whatever runs.
 	a.background(func(ctx context.Context) {
-		if _, err := a.Submit(ctx, text); errors.Is(err, harness.ErrBusy) {
-			_ = a.h.Steer(text)
-		}
+		_, _ = a.SubmitWait(ctx, text)
 	})
 }
 
@@ -249,6 +250,8 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 	co.Strict = false
 	co.Frontend = "subagent"
 	co.Tracing = nil
+	// Children share the parent's lanes, as workers.
+	co.Priority = lane.Worker
 	if def.Prompt != "" {
 		co.SystemPrompt, co.AppendSystem = def.Prompt, ""
 	}
@@ -296,7 +299,7 @@ func (c *childRun) Path() string {
 // Run submits prompt; the outcome's usage is the child's run record's,
 // its own children included.
 func (c *childRun) Run(ctx context.Context, prompt string) (subagent.Outcome, error) {
-	res, err := c.a.submit(ctx, prompt, telemetry.Info{Agent: c.agent})
+	res, err := c.a.submit(ctx, true, prompt, nil, telemetry.Info{Agent: c.agent})
 	rec := c.a.LastRun()
 	out := subagent.Outcome{Stop: string(res.Stop), Turns: res.Turns, Final: finalText(res.Messages)}
 	out.Usage = subagent.Usage{Input: rec.Usage.Prompt() + rec.ChildUsage.Prompt(), Output: rec.Usage.Output + rec.ChildUsage.Output, Cost: rec.TotalCost()}

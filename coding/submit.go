@@ -34,11 +34,12 @@ func (e *BlockedError) Error() string {
 // while another runs fails with the harness's busy error. Close aborts
 // it; ctx ending aborts it too.
 func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) (harness.Result, error) {
-	return a.submit(ctx, text, telemetry.Info{}, images...)
+	return a.submit(ctx, false, text, images, telemetry.Info{})
 }
 
-// submit is Submit with what the run record says of the run.
-func (a *Agent) submit(ctx context.Context, text string, info telemetry.Info, images ...llm.Content) (harness.Result, error) {
+// submit runs a prompt: waiting for the session's turn when wait, else
+// failing with busy; info is what the run record says of the run.
+func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm.Content, info telemetry.Info) (harness.Result, error) {
 	if !a.enter() {
 		return harness.Result{}, ErrClosed
 	}
@@ -46,6 +47,11 @@ func (a *Agent) submit(ctx context.Context, text string, info telemetry.Info, im
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(a.life, cancel)()
+	ctx, leave, err := a.enterLane(ctx, wait)
+	if err != nil {
+		return harness.Result{}, err
+	}
+	defer leave()
 	inv, invoked := invoke(a.found, text, a.s.o.Warn)
 	if invoked {
 		if inv.Text == "" {
