@@ -121,7 +121,7 @@ func TestTraceOfARun(t *testing.T) {
 		fixed(1000, 10, llm.Text("first answer")),
 		fixed(170_000, 20, faux.Call("echo", `{"v":"x"}`)),
 		fixed(4000, 300, llm.Text("summary of the work")),
-		fixed(2000, 30, llm.Text("done")))
+		reasoned(fixed(2000, 30, llm.Text("done")), 25))
 	h := agent(t, tel, p)
 	if rec := prompt(t, tel, h, "coder", "first"); rec.Outcome != telemetry.OutcomeCompleted {
 		t.Fatalf("first run: %+v", rec)
@@ -149,7 +149,7 @@ func TestTraceOfARun(t *testing.T) {
 	}
 	for k, v := range map[string]string{
 		"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "gen_ai.conversation.id": "sess-1",
-		"gen_ai.usage.output_tokens": "350", "rein.run.outcome": "completed", "rein.run.tool_calls": "1", "rein.run.id": rec.ID,
+		"gen_ai.usage.output_tokens": "350", "gen_ai.usage.reasoning.output_tokens": "25", "rein.run.outcome": "completed", "rein.run.tool_calls": "1", "rein.run.id": rec.ID,
 	} {
 		if run.attrs[k] != v {
 			t.Errorf("run span %s = %q, want %q", k, run.attrs[k], v)
@@ -240,4 +240,10 @@ func TestContentCaptureIsRedactedAndCapped(t *testing.T) {
 	if !sawOutput {
 		t.Error("no redacted output message recorded")
 	}
+}
+
+// reasoned says that n of r's output tokens were reasoning.
+func reasoned(r faux.Reply, n int) faux.Reply {
+	r.Message.Usage.Reasoning = n
+	return r
 }
