@@ -81,7 +81,9 @@ func (s *setup) newMCP(cfg *mcp.Config, onChange func()) *mcp.Manager {
 
 // reportMCP warns once for every server that is not ready.
 func (s *setup) reportMCP(m *mcp.Manager) {
+	l := s.o.Logs.Logger("mcp")
 	for _, st := range m.Status() {
+		l.Info("server", "name", st.Name, "state", st.State, "error", st.Error)
 		switch {
 		case st.State == mcp.StateReady, st.State == mcp.StateDisabled, st.Remembered:
 		default:

@@ -8,6 +8,7 @@ import (
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/logs"
 	"github.com/reinhq/rein/trust"
 )
 
@@ -130,6 +131,9 @@ type Options struct {
 	// one warning, and the agent runs without traces. Close flushes it.
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
+	// Logs, when set, receives each subsystem's log lines at the levels
+	// it was built with (REIN_LOG in the command); nil logs nothing.
+	Logs *logs.Set
 }
 
 // defaults fills in the functions Open needs.

@@ -23,7 +23,7 @@ func (s *setup) newTelemetry() error {
 		return err
 	}
 	to := telemetry.Options{Frontend: s.o.Frontend, Workdir: s.ws.Root, Limits: limits, Tracer: s.o.Tracer,
-		OnWarning: func(w telemetry.Warning) { s.o.Warn("warning: " + w.String()) }}
+		OnWarning: func(w telemetry.Warning) { s.o.Warn("warning: " + w.String()) }, Logger: s.o.Logs.Logger("telemetry")}
 	if to.Tracer == nil && s.o.Tracing != nil && telemetry.TracesWanted(s.o.Getenv, cfg.OTel) {
 		tr, stop, err := s.o.Tracing(context.Background(), telemetry.TraceSettings{Config: cfg.OTel, Getenv: s.o.Getenv,
 			Redact: s.o.Redactor.String, Warn: s.o.Warn, Version: s.o.Version})
