@@ -76,6 +76,7 @@ func (s *setup) newMCP(cfg *mcp.Config, onChange func()) *mcp.Manager {
 		Version:  s.o.Version,
 		OnChange: onChange,
 		Wrap:     wrap,
+		Meta:     traceMeta,
 	})
 }
 

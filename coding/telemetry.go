@@ -71,3 +71,31 @@ func (a *Agent) LastRun() telemetry.Record {
 	defer a.mu.Unlock()
 	return a.lastRun
 }
+
+// traceEnv hands a traced run's span to the hooks it runs, as TRACEPARENT
+// and TRACESTATE; nothing when the run is not traced.
+func traceEnv(ctx context.Context) []string {
+	tp, ts := telemetry.TraceContext(ctx)
+	if tp == "" {
+		return nil
+	}
+	env := []string{"TRACEPARENT=" + tp}
+	if ts != "" {
+		env = append(env, "TRACESTATE="+ts)
+	}
+	return env
+}
+
+// traceMeta hands a traced run's span to the MCP servers it calls, as
+// traceparent and tracestate in the call's _meta.
+func traceMeta(ctx context.Context) map[string]any {
+	tp, ts := telemetry.TraceContext(ctx)
+	if tp == "" {
+		return nil
+	}
+	m := map[string]any{"traceparent": tp}
+	if ts != "" {
+		m["tracestate"] = ts
+	}
+	return m
+}

@@ -247,3 +247,41 @@ func reasoned(r faux.Reply, n int) faux.Reply {
 	r.Message.Usage.Reasoning = n
 	return r
 }
+
+// A tool called in a traced run sees the run's span as its trace context
+// (what rein hands to hooks and MCP servers), inside the TRACEPARENT of
+// the process.
+func TestToolsSeeTheRunSpan(t *testing.T) {
+	rcv := newReceiver(t)
+	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Version: "test",
+		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.srv.URL, "OTEL_METRICS_EXPORTER", "none", "TRACEPARENT", "00-"+parentTrace+"-"+parentSpan+"-01")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := telemetry.New(telemetry.Options{Tracer: tr})
+	var seen string
+	probe := tool.MustNew("probe", "reports the trace context", func(ctx context.Context, _ *tool.Call, _ struct{}) (tool.Result, error) {
+		seen, _ = telemetry.TraceContext(ctx)
+		return tool.Text("ok"), nil
+	})
+	reg, err := tool.NewRegistry(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := harness.New(harness.Options{Provider: tel.Provider(faux.New(fixed(10, 1, faux.Call("probe", `{}`)), fixed(10, 1, llm.Text("done")))),
+		Model: faux.Model(), Tools: reg, NoGuards: true, System: []llm.SystemPart{{Text: "system"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, tel, h, "coder", "go")
+	if err := stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runs := byName(rcv.Spans(), "invoke_agent coder")
+	if len(runs) != 1 {
+		t.Fatalf("%d run spans", len(runs))
+	}
+	if want := "00-" + parentTrace + "-" + runs[0].id + "-01"; seen != want {
+		t.Errorf("the tool saw trace context %q, want %q", seen, want)
+	}
+}

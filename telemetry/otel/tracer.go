@@ -113,6 +113,13 @@ func (t *tracer) start(ctx context.Context) context.Context {
 	return ctx
 }
 
+// TraceContext names the span ctx carries in W3C trace-context form.
+func (t *tracer) TraceContext(ctx context.Context) (string, string) {
+	c := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, c)
+	return c["traceparent"], c["tracestate"]
+}
+
 // providerName maps rein's provider names to the conventions' values.
 func providerName(p string) string {
 	switch p {
