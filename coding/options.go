@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/mcp"
@@ -150,6 +151,15 @@ type Options struct {
 	// Logs, when set, receives each subsystem's log lines at the levels
 	// it was built with (REIN_LOG in the command); nil logs nothing.
 	Logs *logs.Set
+
+	// Lanes schedules the agent's prompts and model requests with every
+	// other agent sharing it: one prompt at a time per session (FIFO), a
+	// global cap on concurrent model requests, provider back-off (see
+	// docs/lanes.md). nil means lane.Default, the one scheduler of the
+	// process. Priority is the priority of the agent's model requests
+	// (sub-agents: lane.Worker); a context's lane.WithPriority wins.
+	Lanes    *lane.Scheduler
+	Priority lane.Priority
 }
 
 // defaults fills in the functions Open needs.

@@ -45,12 +45,13 @@ func (s *setup) newTelemetry() error {
 }
 
 // observe wraps a model provider so that its requests are checked
-// against the running prompt's budget, charged to it and traced.
+// against the running prompt's budget, charged to it and traced, and
+// holds a request slot of the agent's lanes while it streams.
 func (s *setup) observe(p llm.Provider) llm.Provider {
 	if p == nil || s.tel == nil {
-		return p
+		return s.laneProvider(p)
 	}
-	return s.tel.Provider(p)
+	return s.laneProvider(s.tel.Provider(p))
 }
 
 // observeSummarizers wraps the providers of the compaction models, so
