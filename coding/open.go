@@ -217,6 +217,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
 	a.sub, a.defs, host.a = rt, host.defs, a
 	a.rebuildChildren(sess)
+	logEvents(h, o.Logs)
 	watchProgress(h)
 	ps.install(ctx, h, source)
 	if err := recordBaseURL(h, sess, o.BaseURL); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/logs"
 	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
 )
@@ -148,6 +149,9 @@ type Options struct {
 	// one warning, and the agent runs without traces. Close flushes it.
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
+	// Logs, when set, receives each subsystem's log lines at the levels
+	// it was built with (REIN_LOG in the command); nil logs nothing.
+	Logs *logs.Set
 
 	// AgentDefinitions are the agents the model may delegate to with the
 	// agent tool (see docs/agents.md); nil means those AgentCatalog
