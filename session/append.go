@@ -122,6 +122,12 @@ func (s *Session) fill(e *Entry) error {
 			return bad("no Kind")
 		}
 	default:
+		if e.Type.journal() {
+			if err := checkJournal(e); err != nil {
+				return bad("%v", err)
+			}
+			break
+		}
 		return fmt.Errorf("%w: unknown entry type %q (use a custom entry for application data)", ErrInvalidEntry, e.Type)
 	}
 	e.Raw = nil

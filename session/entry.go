@@ -83,13 +83,13 @@ func (t EntryType) Known() bool {
 		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom:
 		return true
 	}
-	return false
+	return t.journal()
 }
 
 // Side reports whether entries of type t are side entries: facts about
 // the tree that are never part of a path (leaf, label, session_info).
 func (t EntryType) Side() bool {
-	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo
+	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t.journal()
 }
 
 // Entry is one line of a session file after the header. Type says which
@@ -167,6 +167,26 @@ type Entry struct {
 	// application-defined kind; Data is any JSON value.
 	Kind string          `json:"kind,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// The payload of the journal entries that make crash recovery exact
+	// (see journal.go):
+	//
+	//   - request_started:  Turn
+	//   - request_settled:  Target (the request_started entry), Status
+	//   - tool_started:     CallID, ToolName, Idempotent, Turn
+	//   - tool_settled:     CallID, ToolName, Status
+	//   - queued:           Queue, Message
+	//   - dequeued:         Target (the queued entry), Status
+	//
+	// On a message entry, Queued names the queued entry the message
+	// delivers: one line both delivers it and takes it off the queue.
+	CallID     string `json:"call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	Idempotent bool   `json:"idempotent,omitempty"`
+	Turn       int    `json:"turn,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Queue      string `json:"queue,omitempty"`
+	Queued     string `json:"queued,omitempty"`
 
 	// Raw holds the original line (without its newline) of an entry this
 	// version could not represent fully: an unknown type, or a known type

@@ -475,6 +475,7 @@ func (l *log) apply(e *Entry, bad func(target string)) {
 		}
 	case e.Type == TypeSessionInfo:
 		l.name = e.Name
+	case e.Type.Side():
 	default:
 		l.leaf = e.ID
 	}
