@@ -122,7 +122,7 @@ func (s *Session) fill(e *Entry) error {
 			return bad("no Kind")
 		}
 	default:
-		if e.Type.journal() {
+		if e.Type.Journal() {
 			if err := checkJournal(e); err != nil {
 				return bad("%v", err)
 			}

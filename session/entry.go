@@ -83,13 +83,13 @@ func (t EntryType) Known() bool {
 		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom:
 		return true
 	}
-	return t.journal()
+	return t.Journal()
 }
 
 // Side reports whether entries of type t are side entries: facts about
 // the tree that are never part of a path (leaf, label, session_info).
 func (t EntryType) Side() bool {
-	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t.journal()
+	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t.Journal()
 }
 
 // Entry is one line of a session file after the header. Type says which

@@ -46,7 +46,9 @@ const (
 	StatusCleared = "cleared"
 )
 
-func (t EntryType) journal() bool {
+// Journal reports whether entries of type t are journal entries (see
+// TypeRequestStarted): side entries that make crash recovery exact.
+func (t EntryType) Journal() bool {
 	switch t {
 	case TypeRequestStarted, TypeRequestSettled, TypeToolStarted, TypeToolSettled, TypeQueued, TypeDequeued:
 		return true
