@@ -40,10 +40,10 @@ type Recovery struct {
 
 // recoverState is the harness's part of crash recovery. Under h.mu.
 type recoverState struct {
-	qids     map[*llm.Content]string // queued message -> its queued entry
-	totals   Totals
-	report   Recovery
-	pending  bool // open calls wait for the next prompt
+	qids    map[*llm.Content]string // queued message -> its queued entry
+	totals  Totals
+	report  Recovery
+	pending bool // open calls wait for the next prompt
 }
 
 // entryLister is implemented by stores that list their entries
