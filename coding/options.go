@@ -56,6 +56,10 @@ type Options struct {
 	restoreTools bool
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
+	// Agents is Claude Code's --agents value: a JSON object of agent
+	// definitions by name, above those of the agent folders (see
+	// AgentCatalog and docs/agents.md).
+	Agents string
 
 	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
 	// means the settings' defaultMode, else auto_read when Interactive and
