@@ -80,7 +80,9 @@ func recoveryChild() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	usage := func() *llm.Usage { return &llm.Usage{Input: replyInput, Output: replyOutput, Total: replyInput + replyOutput} }
+	usage := func() *llm.Usage {
+		return &llm.Usage{Input: replyInput, Output: replyOutput, Total: replyInput + replyOutput}
+	}
 	script := func(_ context.Context, req *llm.Request) (llm.Message, error) {
 		n := 0
 		for _, m := range req.Messages {
