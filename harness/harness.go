@@ -257,6 +257,7 @@ func (h *Harness) SwitchStore(s Store) error {
 	h.store.Store(&storeRef{s})
 	h.conv = conv{}
 	h.recorded = recordedFrom(s.Context())
+	h.switchRecoveryLocked(s)
 	h.forgetReads()
 	return nil
 }

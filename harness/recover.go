@@ -96,6 +96,29 @@ func (h *Harness) restoreFromLog() {
 	}
 }
 
+// switchRecoveryLocked follows SwitchStore: the totals become the new
+// log's, its open calls wait for the next prompt, and the messages still
+// queued, whose queued entries are in the old log, are journaled again
+// in the new one so that they survive a crash there too. h.mu is held.
+func (h *Harness) switchRecoveryLocked(s Store) {
+	h.rec.totals = Totals{}
+	if l, ok := s.(entryLister); ok {
+		h.rec.totals = totalsOf(l.Entries())
+	}
+	if f, ok := s.(inFlighter); ok {
+		h.rec.pending = len(f.InFlight().Calls) > 0
+	}
+	clear(h.rec.qids)
+	for _, q := range []struct {
+		name string
+		msgs []llm.Message
+	}{{session.QueueSteer, h.steer}, {session.QueueFollowUp, h.follow}, {session.QueueNextTurn, h.next}} {
+		for i := range q.msgs {
+			_ = h.journalQueuedLocked(q.name, &q.msgs[i])
+		}
+	}
+}
+
 // totalsOf sums a log.
 func totalsOf(es []session.Entry) Totals {
 	var t Totals

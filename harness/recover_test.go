@@ -171,3 +171,75 @@ func TestRecoveryAfterCrash(t *testing.T) {
 		t.Fatalf("totals after the prompt: %+v, want 3 replies of 100 input tokens", tot)
 	}
 }
+
+// TestGuardStateSurvivesReopen: the guard counts repeats of a failing
+// call across a restart as it does across two prompts of one process,
+// because the harness replays the log's calls into a new guard.
+func TestGuardStateSurvivesReopen(t *testing.T) {
+	script := func(n int, last string) []faux.Reply {
+		var rs []faux.Reply
+		for range n {
+			rs = append(rs, faux.Calls("", faux.Call("fail", `{"v":"same"}`)))
+		}
+		return append(rs, faux.Text(last))
+	}
+	setup := func(runs *int) *tool.Registry {
+		return registry(t, &tool.Tool{Name: "fail", Run: func(context.Context, *tool.Call) tool.Result {
+			*runs++
+			return tool.Errorf("boom: the same failure")
+		}})
+	}
+	stop := StopPolicy{StallTurns: -1}
+
+	// One process, two prompts.
+	var inProcess int
+	s, err := session.Create(session.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := faux.New(append(script(2, "pause"), script(5, "done")...)...)
+	h, err := New(Options{Provider: p, Model: faux.Model(), Tools: setup(&inProcess), Store: s, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prompt := range []string{"one", "two"} {
+		if _, err := h.Prompt(context.Background(), prompt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+
+	// The same, with the process gone between the prompts.
+	var split int
+	s, err = session.Create(session.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err = New(Options{Provider: faux.New(script(2, "pause")...), Model: faux.Model(), Tools: setup(&split), Store: s, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	path := s.Path()
+	s.Close()
+	s, err = session.Open(path, session.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h, err = New(Options{Provider: faux.New(script(5, "done")...), Model: faux.Model(), Tools: setup(&split), Store: s, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Prompt(context.Background(), "two"); err != nil {
+		t.Fatal(err)
+	}
+	if inProcess >= 7 {
+		t.Fatalf("the guard never stopped the repeated failing call (%d runs): the test shows nothing", inProcess)
+	}
+	if split != inProcess {
+		t.Fatalf("the failing call ran %d times across a restart, %d times in one process", split, inProcess)
+	}
+}

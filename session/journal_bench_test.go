@@ -74,6 +74,11 @@ func copyFile(tb testing.TB, src, dst string) {
 	if _, err := io.Copy(out, in); err != nil {
 		tb.Fatal(err)
 	}
+	// Synced off the clock: the file of a crashed session is on disk
+	// already, save its last lines.
+	if err := out.Sync(); err != nil {
+		tb.Fatal(err)
+	}
 	if err := out.Close(); err != nil {
 		tb.Fatal(err)
 	}
