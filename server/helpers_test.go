@@ -51,8 +51,8 @@ func newFixture(t testing.TB, replies func() []faux.Reply, mod func(*Options)) *
 			}
 			return coding.Open(ctx, coding.Options{
 				Workdir: dir, Provider: faux.New(replies()...), ModelInfo: faux.Model(),
-				Getenv:  func(k string) string { return env[k] },
-				Environ: func() []string { return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")} },
+				Getenv:      func(k string) string { return env[k] },
+				Environ:     func() []string { return []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")} },
 				Interactive: true, PermissionMode: mode, Session: r.Session,
 				NoRunRecords: true, Frontend: "http", MaxTurns: 20,
 			})

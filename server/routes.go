@@ -117,7 +117,9 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) error {
 	for _, ss := range all {
 		out = append(out, ss.info())
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) || out[i].Created.Equal(out[j].Created) && out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Created.Before(out[j].Created) || out[i].Created.Equal(out[j].Created) && out[i].ID < out[j].ID
+	})
 	writeJSON(w, http.StatusOK, map[string]any{"sessions": out})
 	return nil
 }
