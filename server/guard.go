@@ -26,7 +26,7 @@ func (s *Server) guard(h http.Handler) http.Handler {
 			hd.Set("Access-Control-Allow-Origin", origin)
 			hd.Add("Vary", "Origin")
 			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-				hd.Set("Access-Control-Allow-Methods", "GET, POST, PATCH, DELETE")
+				hd.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
 				hd.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Last-Event-ID")
 				hd.Set("Access-Control-Max-Age", "600")
 				w.WriteHeader(http.StatusNoContent)
