@@ -118,6 +118,12 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		if mcpCfg, err = mcpConfig(o, s.ws.Root, o.DisableMCP, s.trust, false); err != nil {
 			return nil, err
 		}
+		for name, sc := range o.MCPServers {
+			if mcpCfg.Servers == nil {
+				mcpCfg.Servers = map[string]mcp.ServerConfig{}
+			}
+			mcpCfg.Servers[name] = sc
+		}
 	}
 	withMCP := mcpCfg != nil && len(mcpCfg.Servers) > 0
 	found := s.discover(true)

@@ -6,8 +6,10 @@ import (
 
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
+	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
 )
 
@@ -56,6 +58,20 @@ type Options struct {
 	restoreTools bool
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
+	// MCPServers are MCP servers for this agent only, beside the
+	// configured ones (a server of the same name replaces the configured
+	// one): the servers an editor hands an ACP session. They start like
+	// the configured ones and are not subject to workspace trust, since
+	// the caller chose them.
+	MCPServers map[string]mcp.ServerConfig
+	// Files, when set, is where read, write and edit take and put text
+	// (an editor's buffers, over ACP), after rein's path checks; bash
+	// and the searches still see the disk. See builtin.Files.
+	Files builtin.Files
+	// Agents is Claude Code's --agents value: a JSON object of agent
+	// definitions by name, above those of the agent folders (see
+	// AgentCatalog and docs/agents.md).
+	Agents string
 
 	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
 	// means the settings' defaultMode, else auto_read when Interactive and

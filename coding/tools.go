@@ -13,7 +13,9 @@ import (
 // tools; bash gets the sandbox and an environment without secrets, and
 // its background jobs go to jobs.
 func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
-	tools := builtin.Tools(s.ws)
+	ws := s.ws
+	ws.Files = s.o.Files
+	tools := builtin.Tools(ws)
 	for i, t := range tools {
 		if t.Name == "bash" {
 			tools[i] = builtin.Bash(s.ws, s.bashOptions(jobs))

@@ -39,6 +39,12 @@ type Commands struct {
 	// (default, acceptEdits, plan, bypassPermissions), sent with every
 	// event as permission_mode.
 	Mode func() string
+	// AgentID and AgentType, when set, mark the hooks of a sub-agent's
+	// session: every event they run carries agent_id and agent_type, and
+	// the end of the agent's run fires SubagentStop (with
+	// agent_transcript_path, the TranscriptPath) instead of Stop. Set them
+	// before hooks may run.
+	AgentID, AgentType string
 
 	mu         sync.Mutex
 	stopBlocks int
@@ -121,6 +127,12 @@ type Input struct {
 	Trigger              string  `json:"trigger,omitempty"`
 	Instructions         *string `json:"custom_instructions,omitempty"`
 	Message              string  `json:"message,omitempty"`
+	// AgentID and AgentType name the sub-agent an event concerns
+	// (SubagentStart, SubagentStop) or runs in (every event of a child).
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	// AgentTranscriptPath is the sub-agent's own log (SubagentStop).
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
 	// Rein carries rein's own name and arguments of the tool, which
 	// tool_name and tool_input give in Claude Code's terms.
 	Rein *ReinTool `json:"rein,omitempty"`
@@ -161,6 +173,9 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 	c.mu.Lock()
 	in.SessionID, in.TranscriptPath, in.Cwd = c.SessionID, c.TranscriptPath, c.ProjectDir
 	c.mu.Unlock()
+	if in.AgentID == "" && c.AgentID != "" {
+		in.AgentID, in.AgentType = c.AgentID, c.AgentType
+	}
 	if in.PermissionMode == "" && c.Mode != nil {
 		in.PermissionMode = c.Mode()
 	}

@@ -177,9 +177,9 @@ Run a one-shot task:
 		SilenceErrors: true,
 	}
 	addRootFlags(root, e)
-	root.AddCommand(newRunCmd(e), newChatCmd(e), newDemoCmd(e), newSessionsCmd(e), newGuardCmd(), newModelsCmd(e), newVersionCmd(e), newTrustCmd(e), newMCPCmd(e))
+	root.AddCommand(newRunCmd(e), newChatCmd(e), newDemoCmd(e), newSessionsCmd(e), newGuardCmd(), newModelsCmd(e), newVersionCmd(e), newTrustCmd(e), newMCPCmd(e), newACPCmd(e))
 	root.AddCommand(newSkillsCmd(e), newPromptsCmd(e), newPromptCmd(e))
-	root.AddCommand(newContextCmd(), newRunsCmd(e))
+	root.AddCommand(newContextCmd(), newRunsCmd(e), newAgentsCmd(e))
 	root.AddCommand(newServeCmd(e))
 	return root
 }
