@@ -172,7 +172,9 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if sess == nil && !o.NoSession {
 		so := session.Options{Cwd: s.ws.Root, Dir: session.DefaultDir(s.ws.Root), Redact: o.Redactor.Bytes}
 		if c := o.child; c != nil {
-			so.SessionID = c.spec.ID
+			// A child's log is written before each append returns, so it
+			// survives the process dying, and fsynced when it closes.
+			so.SessionID, so.Sync = c.spec.ID, session.SyncBatch
 			so.Agent = &session.AgentLink{ParentCall: c.spec.CallID, Type: c.spec.Definition.Name, Depth: c.spec.Depth}
 			if ps := c.parent.Session(); ps != nil {
 				so.Agent.ParentSession, so.Agent.ParentPath = ps.ID(), ps.Path()

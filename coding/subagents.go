@@ -12,6 +12,7 @@ import (
 	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
@@ -35,6 +36,25 @@ type childLink struct {
 	delegate bool
 	// start is the SubagentStart hooks' context for the child.
 	start string
+}
+
+// toolset is the child's registry: the parent's own tool values (built
+// for the same workspace, sandbox and environment; bash's background
+// jobs stay the parent's) that its policy allows. The agent tools are
+// the child's own, added with its runtime; the skill tool comes from
+// its own prompt.
+func (c *childLink) toolset() (*tool.Registry, error) {
+	var keep []*tool.Tool
+	for _, t := range c.parent.h.Tools().Tools() {
+		switch t.Name {
+		case subagent.ToolName, subagent.CancelToolName, prompt.SkillToolName:
+			continue
+		}
+		if c.tools[t.Name] {
+			keep = append(keep, t)
+		}
+	}
+	return tool.NewRegistry(keep...)
 }
 
 // agentID and agentType name the sub-agent o opens ("" for a user's

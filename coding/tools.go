@@ -13,6 +13,9 @@ import (
 // tools; bash gets the sandbox and an environment without secrets, and
 // its background jobs go to jobs.
 func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
+	if c := s.o.child; c != nil {
+		return c.toolset()
+	}
 	ws := s.ws
 	ws.Files = s.o.Files
 	tools := builtin.Tools(ws)
@@ -20,11 +23,6 @@ func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
 		if t.Name == "bash" {
 			tools[i] = builtin.Bash(s.ws, s.bashOptions(jobs))
 		}
-	}
-	if c := s.o.child; c != nil {
-		// A child gets the parent's tools its definition allows, no more.
-		tools = slices.DeleteFunc(tools, func(t *tool.Tool) bool { return !c.tools[t.Name] })
-		return tool.NewRegistry(tools...)
 	}
 	all, err := tool.NewRegistry(tools...)
 	if err != nil {
