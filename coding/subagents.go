@@ -1,9 +1,13 @@
 package coding
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -358,8 +362,19 @@ func (a *Agent) rebuildChildren(sess *session.Session) {
 	if sess == nil {
 		return
 	}
+	// A crash can end the process after a child's session was created
+	// but before its spawned entry (queued while the parent ran) was
+	// written: such children are found by their header and recorded now,
+	// to be marked orphaned below.
+	links := linkedChildren(filepath.Dir(sess.Path()), sess.ID())
+	for _, rec := range unrecorded(sess, links) {
+		if err := a.h.AppendEntry(rec.Entry()); err != nil {
+			a.s.o.warnf("warning: cannot record sub-agent %s: %v", ShortID(rec.ID), err)
+		}
+	}
 	orphaned, err := a.sub.Rebuild(sess.Entries())
 	for _, r := range orphaned {
+		r.Path = childPath(r, links)
 		a.s.o.warnf("note: sub-agent %s (%s) was left running when the session last ended; it is marked orphaned (its session: %s)", ShortID(r.ID), r.Agent, r.Path)
 		if r.Path != "" {
 			if err := orphanTree(r.Path, a.s.o.Redactor.Bytes); err != nil {
@@ -373,20 +388,37 @@ func (a *Agent) rebuildChildren(sess *session.Session) {
 }
 
 // orphanTree marks the children a crashed child's own log left running
-// as orphaned, down the tree; opening each log also answers its
-// interrupted tool calls.
+// as orphaned, down the tree, and answers each log's interrupted tool
+// calls.
 func orphanTree(path string, redact func([]byte) []byte) error {
 	sess, err := session.Open(path, session.Options{Redact: redact})
 	if err != nil {
 		return err
 	}
+	var errs []error
+	// No one will run this child again: the calls Open left for the
+	// next prompt are answered now.
+	for _, c := range sess.InFlight().Calls {
+		text := session.PartialText
+		if c.Journaled && !c.Started {
+			text = session.NotRunText
+		}
+		m := llm.ToolResult(c.Call.ID, c.Call.Name, true, llm.Text(text))
+		_, err := sess.Append(session.Entry{Type: session.TypeMessage, Message: &m})
+		errs = append(errs, err)
+	}
+	links := linkedChildren(filepath.Dir(sess.Path()), sess.ID())
+	for _, rec := range unrecorded(sess, links) {
+		_, err := sess.Append(rec.Entry())
+		errs = append(errs, err)
+	}
 	rt := subagent.New(subagent.Options{Host: logHost{sess}})
 	orphaned, err := rt.Rebuild(sess.Entries())
 	rt.Close()
-	errs := []error{err}
+	errs = append(errs, err)
 	for _, r := range orphaned {
-		if r.Path != "" {
-			errs = append(errs, orphanTree(r.Path, redact))
+		if p := childPath(r, links); p != "" {
+			errs = append(errs, orphanTree(p, redact))
 		}
 	}
 	errs = append(errs, sess.Close())
@@ -401,3 +433,68 @@ func (logHost) Open(context.Context, subagent.Spec) (subagent.Child, error) {
 }
 func (h logHost) Append(e session.Entry) error { _, err := h.s.Append(e); return err }
 func (logHost) Announce(string)                {}
+
+// unrecorded returns, as spawned records, the children whose sessions
+// name sess as their parent but which its log does not record.
+func unrecorded(sess *session.Session, links []linked) []subagent.Record {
+	known := map[string]bool{}
+	for _, r := range subagent.ReadEntries(sess.Entries()) {
+		known[r.ID] = true
+	}
+	var out []subagent.Record
+	for _, l := range links {
+		if !known[l.h.ID] {
+			out = append(out, subagent.Record{ID: l.h.ID, Agent: l.h.Agent.Type, CallID: l.h.Agent.ParentCall, Path: l.path,
+				Depth: l.h.Agent.Depth, State: subagent.Running, Started: l.h.Created})
+		}
+	}
+	return out
+}
+
+// childPath is r's session file: as recorded, else found by its header
+// (a child recorded while queued has no path in its spawned entry).
+func childPath(r subagent.Record, links []linked) string {
+	if r.Path != "" {
+		return r.Path
+	}
+	for _, l := range links {
+		if l.h.ID == r.ID {
+			return l.path
+		}
+	}
+	return ""
+}
+
+// linked is a session file whose header names its parent.
+type linked struct {
+	path string
+	h    session.Header
+}
+
+// linkedChildren lists the sessions in dir whose header says parent
+// spawned them; only each file's first line is read.
+func linkedChildren(dir, parent string) []linked {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []linked
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		line, _ := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
+		f.Close()
+		var h session.Header
+		if json.Unmarshal(line, &h) != nil || h.Agent == nil || h.Agent.ParentSession != parent || h.ID == "" {
+			continue
+		}
+		out = append(out, linked{path: p, h: h})
+	}
+	return out
+}

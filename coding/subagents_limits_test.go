@@ -270,6 +270,14 @@ func TestSubagentOrphanRebuild(t *testing.T) {
 	}
 	childPath := childS.Path()
 	childS.Close()
+	// A second child whose spawned entry the crash lost (it was queued
+	// while the parent ran): only its header links it.
+	lost, err := session.Create(session.Options{Cwd: dir, Dir: sdir, SessionID: "10571057105710571057105710571057",
+		Agent: &session.AgentLink{ParentSession: parent.ID(), ParentCall: "call_2", Type: "worker", Depth: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost.Close()
 	rec := subagent.Record{ID: childS.ID(), Agent: "worker", CallID: "call_1", Path: childPath, Depth: 1, State: subagent.Running}
 	for _, en := range []session.Entry{
 		{Type: session.TypeMessage, Message: &llm.Message{Role: llm.RoleUser, Content: []llm.Content{llm.Text("go")}}},
@@ -295,13 +303,13 @@ func TestSubagentOrphanRebuild(t *testing.T) {
 			t.Fatal(err)
 		}
 		recs := a.Subagents().Children()
-		if len(recs) != 1 || recs[0].State != subagent.Orphaned {
+		if len(recs) != 2 || recs[0].State != subagent.Orphaned || recs[1].State != subagent.Orphaned || recs[1].ID != lost.ID() {
 			t.Fatalf("round %d: records %+v", round, recs)
 		}
 		a.Close()
 	}
 	ents := entriesOf(t, ppath)
-	if len(ents["spawned"]) != 1 || len(ents["orphaned"]) != 1 {
+	if len(ents["spawned"]) != 2 || len(ents["orphaned"]) != 2 {
 		t.Fatalf("entries %v", ents)
 	}
 	for _, p := range []string{ppath, childPath} {
@@ -312,7 +320,7 @@ func TestSubagentOrphanRebuild(t *testing.T) {
 			}
 		}
 	}
-	if w := strings.Join(e.warnings(), "\n"); strings.Count(w, "is marked orphaned") != 1 {
+	if w := strings.Join(e.warnings(), "\n"); strings.Count(w, "is marked orphaned") != 2 {
 		t.Fatalf("warnings:\n%s", w)
 	}
 }

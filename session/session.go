@@ -64,15 +64,24 @@ func create(opts Options, h Header, entries []Entry) (*Session, error) {
 	}
 	s := &Session{opts: opts, path: path, lock: lk, lastSync: opts.now()}
 	s.log = &log{header: h, index: make(map[string]int, len(entries)), labels: make(map[string]string)}
-	f, err := opts.openFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
+	// The file is written under a temporary name and linked into place
+	// once its header is durable, so a crash never leaves a session file
+	// without one.
+	tmp := path + ".new"
+	_ = os.Remove(tmp) // left by a crash; the lock is ours
+	f, err := opts.openFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		_ = lk.release()
 		return nil, fmt.Errorf("session: creating %s: %w", path, err)
 	}
 	s.f = f
+	linked := false
 	fail := func(err error) (*Session, error) {
 		_ = f.Close()
-		_ = os.Remove(path)
+		_ = os.Remove(tmp)
+		if linked {
+			_ = os.Remove(path)
+		}
 		_ = lk.release()
 		return nil, err
 	}
@@ -99,6 +108,11 @@ func create(opts Options, h Header, entries []Entry) (*Session, error) {
 	if err := s.sync(); err != nil {
 		return fail(err)
 	}
+	if err := os.Link(tmp, path); err != nil {
+		return fail(fmt.Errorf("session: creating %s: %w", path, err))
+	}
+	linked = true
+	_ = os.Remove(tmp)
 	syncDir(dir)
 	return s, nil
 }
