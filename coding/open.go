@@ -211,6 +211,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	opts.AddedTools = func(name string) bool {
 		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName
 	}
+	opts.Pinned = rt.ActiveBlock
 	h, err := harness.New(opts)
 	if err != nil {
 		bridge.close()

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/permission"
@@ -337,4 +338,37 @@ func TestSubagentToolAliases(t *testing.T) {
 	if r := results[calls[0]]; !strings.HasPrefix(r, "child says: via Task") {
 		t.Fatalf("result %q", r)
 	}
+}
+
+// A compaction while a child runs keeps the active sub-agents block
+// verbatim at the end of the summary.
+func TestSubagentCompactionKeepsActiveBlock(t *testing.T) {
+	e := newTestEnv(t)
+	g := newGate()
+	child := func(ctx context.Context, req *llm.Request) (llm.Message, error) {
+		if err := g.wait(ctx); err != nil {
+			return llm.Message{}, err
+		}
+		return echo(ctx, req)
+	}
+	parent := faux.New(faux.Calls("", agentCall("worker", "long job", true)), faux.Text("started"), faux.Text("noted"))
+	a := openParent(t, e, parent, child, defs{worker("worker")}, nil)
+	ends, unsub := events(a, "agent_end")
+	defer unsub()
+	if _, err := a.Submit(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-ends
+	<-g.entered
+	id := a.Subagents().Active()[0].ID
+	entry, err := a.h.Compact(context.Background(), harness.CompactOptions{Summary: "The user asked for a long job."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The user asked for a long job.\n\n## Active sub-agents\n- " + id + " (worker, background, running): task long job\n"
+	if !strings.HasPrefix(entry.Summary, want) {
+		t.Fatalf("summary %q, want it to start %q", entry.Summary, want)
+	}
+	close(g.open)
+	<-ends // the completion's wake-up
 }

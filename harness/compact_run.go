@@ -74,6 +74,11 @@ func (h *Harness) summarize(ctx context.Context, p *plan, chain []compact.Summar
 // tells listeners.
 func (h *Harness) writeCompaction(ctx context.Context, p *plan, summary string, rep *CompactionReport, notify func(Event) error) (session.Entry, error) {
 	read, modified := compact.Files(p.view[:p.k])
+	if h.pinned != nil {
+		if pin := h.pinned(); pin != "" {
+			summary = strings.TrimRight(summary, "\n") + "\n\n" + pin
+		}
+	}
 	entry, err := h.append(session.Entry{
 		Type: session.TypeCompaction, Summary: summary, FirstKept: p.firstKept, TokensBefore: p.tokens,
 		FilesRead: union(p.read, read), FilesModified: union(p.modified, modified),

@@ -47,6 +47,8 @@ type Harness struct {
 	hooks *hook.Hooks
 	stop  StopPolicy
 	mw    []tool.Middleware
+	// pinned ends every compaction summary (Options.Pinned).
+	pinned func() string
 	// promptMW and guardMW are their parts of the tool chain (nil when
 	// off); see ToolChain.
 	promptMW, guardMW tool.Middleware
@@ -165,7 +167,7 @@ func New(o Options) (*Harness, error) {
 		return nil, &Error{Code: CodeConfig, Op: op, Err: err}
 	}
 	h := &Harness{cx: cx, guard: g,
-		hooks: o.Hooks, stop: o.Stop, mw: mw, promptMW: promptMW, guardMW: guardMW,
+		hooks: o.Hooks, stop: o.Stop, mw: mw, promptMW: promptMW, guardMW: guardMW, pinned: o.Pinned,
 		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),
 	}

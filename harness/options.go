@@ -103,6 +103,10 @@ type Options struct {
 	// Summarizers write compaction summaries, tried in order before the
 	// session's own model; nil means the session's model alone.
 	Summarizers []compact.Summarizer
+	// Pinned, when set, is called at every compaction; what it returns
+	// ("" for nothing) ends the summary verbatim, never summarised: state
+	// the model must not lose, such as the sub-agents still running.
+	Pinned func() string
 }
 
 // QueueMode says how many queued messages one drain delivers.

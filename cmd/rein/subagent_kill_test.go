@@ -61,7 +61,7 @@ func TestKill9ParentWithBackgroundChildren(t *testing.T) {
 		afterChild := i%2 == 1
 		delay := time.Duration(rng.IntN(200)) * time.Millisecond
 		if afterChild {
-			delay = time.Duration(rng.IntN(400)) * time.Millisecond
+			delay = time.Duration(rng.IntN(1200)) * time.Millisecond
 		}
 		got := killSpawnTrial(t, script, afterChild, delay)
 		for k, v := range got {
