@@ -230,3 +230,23 @@ func checkAnswered(t *testing.T, what, path string, entries []session.Entry) {
 		}
 	}
 }
+
+// rein sessions list shows a sub-agent's session under its parent's.
+func TestSessionsListNestsChildren(t *testing.T) {
+	dir := t.TempDir()
+	script := writeScript(t, t.TempDir(), `{"text": "Delegating.", "tool_calls": [{"name": "agent", "arguments": {"subagent_type": "general", "description": "sub", "prompt": "the sub task"}}]}
+{"text": "child done"}
+{"text": "all done"}
+`)
+	if code, out, errOut := runCLI(t, "", "-p", "-m", "faux", "--script", script, "-C", dir, "the main task"); code != 0 {
+		t.Fatalf("exit %d: %s %s", code, out, errOut)
+	}
+	code, out, errOut := runCLI(t, "", "sessions", "list", "-C", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[1], "the main task") || !strings.HasPrefix(lines[2], "└ ") || !strings.Contains(lines[2], "[agent general] the sub task") {
+		t.Fatalf("listing:\n%s", out)
+	}
+}
