@@ -37,8 +37,9 @@ type Agent struct {
 
 	// subs are the coding-level subscribers, who also get the events
 	// forwarded from sub-agents.
-	smu  sync.Mutex
-	subs []*subscriber
+	smu      sync.Mutex
+	subs     []*subscriber
+	watchers []*watcher
 
 	// life ends when the agent closes; every run's context ends with it.
 	life context.Context

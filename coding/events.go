@@ -6,7 +6,6 @@ import (
 
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/permission"
-	"github.com/reinhq/rein/subagent"
 )
 
 // Event is one event of the agent: the harness's event, and for a
@@ -15,9 +14,6 @@ import (
 type Event struct {
 	harness.Event
 	Approval *Approval
-	// Subagent is the record of the sub-agent an EventSubagent event
-	// reports.
-	Subagent *subagent.Record
 }
 
 // Approval is a tool call waiting for the user's answer. Every front-end
@@ -45,10 +41,10 @@ func (p *Approval) Answer(ans permission.Answer) error {
 // or later). Approval requests come from the waiting call's goroutine,
 // so they may interleave with other events of a parallel batch.
 //
-// The agent's sub-agents (at any depth) add two kinds of events, from
-// their own goroutines: their approval requests (Approval.Agent names
-// the sub-agent; answer them as any other) and EventSubagent events
-// reporting a child's change.
+// The approval requests of the agent's sub-agents (at any depth) arrive
+// here too, from their own goroutines: Approval.Agent names the
+// sub-agent; answer them as any other. (WatchSubagents reports the
+// sub-agents themselves.)
 func (a *Agent) Subscribe(fn func(ctx context.Context, ev Event) error) (unsubscribe func()) {
 	sub := &subscriber{fn: fn}
 	a.smu.Lock()

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/lane"
@@ -22,11 +21,6 @@ import (
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool"
 )
-
-// EventSubagent is the type of the events that report a change of a
-// sub-agent (queued, running, ended) anywhere under the agent; the
-// event's Subagent holds the child's record.
-const EventSubagent agent.EventType = "subagent"
 
 // childLink is set in the Options of a sub-agent's session: who spawned
 // it and what it may do.
@@ -224,7 +218,33 @@ func (h *agentHost) changed(rec subagent.Record) {
 	if h.a == nil {
 		return
 	}
-	h.a.root().forward(context.Background(), Event{Event: harness.Event{Event: agent.Event{Type: EventSubagent}}, Subagent: &rec})
+	root := h.a.root()
+	root.smu.Lock()
+	ws := slices.Clone(root.watchers)
+	root.smu.Unlock()
+	for _, w := range ws {
+		w.fn(rec)
+	}
+}
+
+// watcher is one WatchSubagents call.
+type watcher struct{ fn func(subagent.Record) }
+
+// WatchSubagents calls fn with a sub-agent's record whenever it changes
+// (queued, running, ended), for every sub-agent under the agent at any
+// depth, until the returned function is called. fn is called from the
+// goroutines that run the children, possibly at once: it must be safe
+// for that and must not block.
+func (a *Agent) WatchSubagents(fn func(subagent.Record)) (stop func()) {
+	w := &watcher{fn: fn}
+	a.smu.Lock()
+	a.watchers = append(a.watchers, w)
+	a.smu.Unlock()
+	return func() {
+		a.smu.Lock()
+		a.watchers = slices.DeleteFunc(a.watchers, func(x *watcher) bool { return x == w })
+		a.smu.Unlock()
+	}
 }
 
 // root is the user's agent above a (a itself when it is one).

@@ -136,8 +136,8 @@ func TestSubagentConcurrencyCapQueues(t *testing.T) {
 	}
 	parent := faux.New(faux.Calls("", calls...), faux.Text("done"))
 	a := openParent(t, e, parent, child, defs{worker("worker")}, func(o *Options) { o.SubagentLimits.MaxConcurrent = 4 })
-	changes, unsub := events(a, string(EventSubagent))
-	defer unsub()
+	changes := make(chan subagent.Record, 256)
+	defer a.WatchSubagents(func(r subagent.Record) { changes <- r })()
 	done := make(chan error, 1)
 	go func() { _, err := a.Submit(context.Background(), "go"); done <- err }()
 	for range 4 {

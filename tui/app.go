@@ -81,7 +81,9 @@ type App struct {
 
 	width, height int
 	flags         viewFlags
-	scroll        int // lines scrolled up from the bottom
+	// agents are the sub-agents running (SubagentsMsg).
+	agents []AgentLine
+	scroll int // lines scrolled up from the bottom
 
 	busy    bool
 	cancel  context.CancelFunc // cancels the running prompt, even before it reached the agent
@@ -197,6 +199,8 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return a, nil
 	case StatusMsg:
 		a.note = string(msg)
+	case SubagentsMsg:
+		a.agents = append([]AgentLine(nil), msg...)
 	case NoticeMsg:
 		if msg.IsError {
 			a.tr.Error(msg.Text)
@@ -437,7 +441,11 @@ func (a *App) startPrompt(text string) tea.Cmd {
 
 // transcriptHeight is the number of lines left for the transcript.
 func (a *App) transcriptHeight() int {
-	return max(a.height-a.editor.Height()-2, 1)
+	h := a.height - a.editor.Height() - 2
+	if len(a.agents) > 0 {
+		h--
+	}
+	return max(h, 1)
 }
 
 // View draws the screen: the transcript (or the tree browser), a dialog,
@@ -489,6 +497,10 @@ func (a *App) render() string {
 	}
 	var b strings.Builder
 	for _, l := range body {
+		b.WriteString(l)
+		b.WriteString("\n")
+	}
+	if l := a.agentsLine(w); l != "" {
 		b.WriteString(l)
 		b.WriteString("\n")
 	}

@@ -373,3 +373,15 @@ func TestResumedConversationAndCtrlC(t *testing.T) {
 		t.Fatal("ctrl+c on an empty idle editor should quit")
 	}
 }
+
+func TestSubagentsLine(t *testing.T) {
+	d := newDriver(t, Options{})
+	d.update(SubagentsMsg{{ID: "7f3a9c0e5b2d", Agent: "explore", State: "running", Description: "find the pager"}, {ID: "1b2c3d4e", Agent: "general", State: "queued"}})
+	if !d.shows("agents: explore 7f3a9c0e running (find the pager) · general 1b2c3d4e queued") {
+		t.Fatalf("screen:\n%s", d.screen())
+	}
+	d.update(SubagentsMsg{})
+	if d.shows("agents:") {
+		t.Fatalf("the line stayed:\n%s", d.screen())
+	}
+}

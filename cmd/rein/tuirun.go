@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/tui"
 )
 
@@ -58,6 +60,7 @@ func runTUI(ctx context.Context, e *env, a *coding.Agent) error {
 		return nil
 	})
 	defer unsubscribe()
+	defer a.WatchSubagents(subagentLines(p.Send))()
 	e.setRetry(func(ev failover.Event) {
 		if s := coding.DescribeRetry(ev); s != "" {
 			p.Send(tui.StatusMsg(s))
@@ -173,8 +176,12 @@ func approvalDialog(req *coding.Approval) *tui.Approval {
 	if req.Suggest != "" {
 		choices[1] = "allow always: " + req.Suggest
 	}
+	title := "Permission needed"
+	if req.Agent != "" {
+		title += " (sub-agent " + req.Agent + ")"
+	}
 	return &tui.Approval{
-		Title:     "Permission needed",
+		Title:     title,
 		Detail:    coding.DescribeRequest(req.Request),
 		Choices:   choices,
 		ReasonFor: 2,
@@ -197,4 +204,30 @@ func tuiAnswer(choice int, reason string) permission.Answer {
 		reason = "the user declined"
 	}
 	return permission.Answer{Kind: permission.DenyCall, Reason: reason}
+}
+
+// subagentLines keeps the list of running sub-agents and sends it to the
+// screen at every change.
+func subagentLines(send func(tea.Msg)) func(subagent.Record) {
+	var mu sync.Mutex
+	live := map[string]subagent.Record{}
+	return func(r subagent.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.State.Terminal() {
+			delete(live, r.ID)
+		} else {
+			live[r.ID] = r
+		}
+		recs := make([]subagent.Record, 0, len(live))
+		for _, x := range live {
+			recs = append(recs, x)
+		}
+		sort.Slice(recs, func(i, j int) bool { return recs[i].Started.Before(recs[j].Started) })
+		lines := make(tui.SubagentsMsg, 0, len(recs))
+		for _, x := range recs {
+			lines = append(lines, tui.AgentLine{ID: x.ID, Agent: x.Agent, State: string(x.State), Description: x.Description})
+		}
+		send(lines)
+	}
 }
