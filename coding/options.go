@@ -10,6 +10,7 @@ import (
 	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/logs"
 	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
 )
@@ -147,6 +148,9 @@ type Options struct {
 	// one warning, and the agent runs without traces. Close flushes it.
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
+	// Logs, when set, receives each subsystem's log lines at the levels
+	// it was built with (REIN_LOG in the command); nil logs nothing.
+	Logs *logs.Set
 
 	// Lanes schedules the agent's prompts and model requests with every
 	// other agent sharing it: one prompt at a time per session (FIFO), a
