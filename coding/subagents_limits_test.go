@@ -2,6 +2,7 @@ package coding
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/subagent"
+	"github.com/reinhq/rein/telemetry"
 )
 
 // A child of a child nests up to the depth limit; at the limit the agent
@@ -371,4 +373,60 @@ func TestSubagentCompactionKeepsActiveBlock(t *testing.T) {
 	}
 	close(g.open)
 	<-ends // the completion's wake-up
+}
+
+// A child spends from its parent's budget: once the parent's prompt has
+// spent it, the child's first request is refused and the child fails.
+func TestSubagentBudgetIsTheParents(t *testing.T) {
+	e := newTestEnv(t)
+	var mu sync.Mutex
+	asked := 0
+	child := func(ctx context.Context, req *llm.Request) (llm.Message, error) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		return echo(ctx, req)
+	}
+	parent := faux.New(faux.Calls("", agentCall("worker", "spend", false)), faux.Text("done"))
+	a := openParent(t, e, parent, child, defs{worker("worker")}, func(o *Options) { o.Budget = telemetry.Limits{OutputTokens: 5} })
+	_, _ = a.Submit(context.Background(), "go")
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 0 {
+		t.Fatalf("the child's model was asked %d times over the parent's budget", asked)
+	}
+	recs := a.Subagents().Children()
+	if len(recs) != 1 || recs[0].State != subagent.Failed || !strings.Contains(recs[0].Error, "budget") {
+		t.Fatalf("records %+v", recs)
+	}
+}
+
+// A child that would never end is stopped by its definition's maxTurns
+// and fails with the reason.
+func TestSubagentNeverEndingChildStops(t *testing.T) {
+	e := newTestEnv(t)
+	var mu sync.Mutex
+	n := 0
+	child := func(_ context.Context, req *llm.Request) (llm.Message, error) {
+		mu.Lock()
+		n++
+		k := n
+		mu.Unlock()
+		return llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{faux.Call("ls", `{"path":"."}`), llm.Text(fmt.Sprint("again ", k))}}, nil
+	}
+	def := worker("looper")
+	def.MaxTurns = 3
+	parent := faux.New(faux.Calls("", agentCall("looper", "loop", false)), faux.Text("done"))
+	a := openParent(t, e, parent, child, defs{def}, nil)
+	if _, err := a.Submit(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	recs := a.Subagents().Children()
+	if len(recs) != 1 || recs[0].State != subagent.Failed || !strings.Contains(recs[0].Error, "max_turns") || recs[0].Turns != 3 {
+		t.Fatalf("records %+v", recs)
+	}
+	calls, results := toolResults(t, a.Session().Path())
+	if r := results[calls[0]]; !strings.HasPrefix(r, "The sub-agent failed: the sub-agent stopped without finishing (max_turns)") {
+		t.Fatalf("result %q", r)
+	}
 }
