@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/reinhq/rein/guard"
@@ -14,6 +15,7 @@ import (
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/tool/builtin"
+	"github.com/reinhq/rein/work"
 )
 
 // Open reads the workspace of o and returns a ready agent: its tools,
@@ -125,6 +127,12 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if err != nil {
 		s.o.warnf("note: %v", err)
 	}
+	if s.work, err = s.workSetup(ctx, sess); err != nil {
+		return nil, err
+	}
+	if reg, err = s.withWorkTools(reg, s.work); err != nil {
+		return nil, err
+	}
 	builder := s.builder(found, withMCP)
 	if reg, err = s.withSkillTool(reg, builder); err != nil {
 		return nil, err
@@ -151,6 +159,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	s.observeSummarizers(&opts)
+	s.work.apply(&opts)
 	ps.apply(s, &opts)
 
 	// Start: the session log, the MCP servers, the harness.
@@ -188,13 +197,14 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	// A continued session offers the MCP servers and skills the
 	// workspace has now, as well as the tools its log records.
 	opts.AddedTools = func(name string) bool {
-		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName
+		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName || slices.Contains(work.ToolNames, name)
 	}
 	h, err := harness.New(opts)
 	if err != nil {
 		bridge.close()
 		return nil, err
 	}
+	s.work.attach(h)
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
 	ps.install(ctx, h, source)
 	if err := recordBaseURL(h, sess, o.BaseURL); err != nil {
