@@ -23,6 +23,7 @@ type workState struct {
 	contract *work.Contract // nil without a contract file
 	cmd      work.CommandOptions
 	h        *harness.Harness // set by attach
+	agent    string           // the agent the tools act for ("" for the user's)
 }
 
 // workSetup reads the contract (Options.Contract, else
@@ -38,6 +39,14 @@ func (s *setup) workSetup(ctx context.Context, sess *session.Session) (*workStat
 			s.o.warnf("warning: the session's work items cannot be read (%v); starting with none", err)
 			list = nil
 		}
+	}
+	if c := s.o.child; c != nil {
+		// A sub-agent works on its root agent's list, as an agent of its
+		// own (one item in progress each), and checks no contract: the
+		// root's run does.
+		root := c.parent.root()
+		w.ledger, w.agent, w.cmd = root.s.work.ledger, c.spec.ID, root.s.work.cmd
+		return w, nil
 	}
 	bash := s.bashOptions(nil)
 	w.cmd = work.CommandOptions{Dir: s.ws.Root, Sandbox: bash.Sandbox, Env: bash.BaseEnv, Hasher: &work.TreeHasher{}}
@@ -107,8 +116,13 @@ func (s *setup) withWorkTools(reg *tool.Registry, w *workState) (*tool.Registry,
 		return reg, nil
 	}
 	tools := slices.Clone(reg.Tools())
-	for _, t := range w.ledger.Tools("") {
-		if reg.Get(t.Name) == nil && !strings.Contains(","+strings.ReplaceAll(s.o.Tools, " ", "")+",", ",-"+t.Name+",") {
+	for _, t := range w.ledger.Tools(w.agent) {
+		switch {
+		case reg.Get(t.Name) != nil:
+		case s.o.child != nil && !s.o.child.tools[t.Name]:
+			// A sub-agent has them only when its definition allows them.
+		case strings.Contains(","+strings.ReplaceAll(s.o.Tools, " ", "")+",", ",-"+t.Name+","):
+		default:
 			tools = append(tools, t)
 		}
 	}
@@ -135,6 +149,9 @@ func (w *workState) apply(o *harness.Options) {
 // attach binds the work state to the harness: writes go to its log, and
 // a compaction shows the open items again.
 func (w *workState) attach(h *harness.Harness) {
+	if w.agent != "" {
+		return // a sub-agent's list is its root agent's
+	}
 	w.h = h
 	h.Subscribe(func(_ context.Context, ev harness.Event) error {
 		if ev.Type == harness.EventCompaction {
