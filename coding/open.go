@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/reinhq/rein/guard"
@@ -15,7 +14,6 @@ import (
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/tool/builtin"
-	"github.com/reinhq/rein/work"
 )
 
 // Open reads the workspace of o and returns a ready agent: its tools,
@@ -216,7 +214,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	// A continued session offers the MCP servers and skills the
 	// workspace has now, as well as the tools its log records.
 	opts.AddedTools = func(name string) bool {
-		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName || slices.Contains(work.ToolNames, name)
+		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName
 	}
 	h, err := harness.New(opts)
 	if err != nil {

@@ -109,8 +109,8 @@ func (w *workState) gate(ctx context.Context, it work.Item) error {
 	return nil
 }
 
-// withTools adds the work-item tools to reg when tools are offered at
-// all, leaving out those Options.Tools removes ("-TodoWrite").
+// withWorkTools adds the work-item tools to reg when tools are offered
+// at all and Options.Tools wants them (see workToolWanted).
 func (s *setup) withWorkTools(reg *tool.Registry, w *workState) (*tool.Registry, error) {
 	if len(reg.Names()) == 0 {
 		return reg, nil
@@ -121,7 +121,7 @@ func (s *setup) withWorkTools(reg *tool.Registry, w *workState) (*tool.Registry,
 		case reg.Get(t.Name) != nil:
 		case s.o.child != nil && !s.o.child.tools[t.Name]:
 			// A sub-agent has them only when its definition allows them.
-		case strings.Contains(","+strings.ReplaceAll(s.o.Tools, " ", "")+",", ",-"+t.Name+","):
+		case !s.workToolWanted(t.Name):
 		default:
 			tools = append(tools, t)
 		}
@@ -205,3 +205,31 @@ func canonical(p string) string {
 // WorkItems returns the agent's work-item ledger: the list the model
 // keeps through the work-item tools, stored in the session log.
 func (a *Agent) WorkItems() *work.Ledger { return a.s.work.ledger }
+
+// workToolWanted reports whether Options.Tools offers the work-item tool
+// name: it does unless it says "-name", or lists tools without naming a
+// toolset, "work" or the tool itself.
+func (s *setup) workToolWanted(name string) bool {
+	spec := strings.TrimSpace(s.o.Tools)
+	if spec == "" {
+		return true
+	}
+	named, listed := false, false
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if d, ok := strings.CutPrefix(item, "-"); ok {
+			if d == name || d == "work" {
+				return false
+			}
+			continue
+		}
+		if item == "" {
+			continue
+		}
+		listed = true
+		if item == name || item == "work" || tool.Toolsets()[item] != nil {
+			named = true
+		}
+	}
+	return named || !listed
+}
