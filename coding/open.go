@@ -131,6 +131,12 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if err != nil {
 		s.o.warnf("note: %v", err)
 	}
+	if s.work, err = s.workSetup(ctx, sess); err != nil {
+		return nil, err
+	}
+	if reg, err = s.withWorkTools(reg, s.work); err != nil {
+		return nil, err
+	}
 	builder := s.builder(found, withMCP)
 	if reg, err = s.withSkillTool(reg, builder); err != nil {
 		return nil, err
@@ -162,6 +168,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	s.observeSummarizers(&opts)
+	s.work.apply(&opts)
 	ps.apply(s, &opts)
 
 	// Start: the session log, the MCP servers, the harness.
@@ -211,12 +218,27 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	opts.AddedTools = func(name string) bool {
 		return strings.HasPrefix(name, "mcp__") || name == prompt.SkillToolName
 	}
-	opts.Pinned = rt.ActiveBlock
+	// The active sub-agents are kept verbatim by every compaction, after
+	// the open work items.
+	workPin := opts.Pinned
+	opts.Pinned = func() string {
+		var parts []string
+		if workPin != nil {
+			if p := strings.TrimSpace(workPin()); p != "" {
+				parts = append(parts, p)
+			}
+		}
+		if b := rt.ActiveBlock(); b != "" {
+			parts = append(parts, b)
+		}
+		return strings.Join(parts, "\n\n")
+	}
 	h, err := harness.New(opts)
 	if err != nil {
 		bridge.close()
 		return nil, err
 	}
+	s.work.attach(h)
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
 	a.sub, a.defs, host.a = rt, host.defs, a
 	a.rebuildChildren(sess)

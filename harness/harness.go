@@ -47,8 +47,6 @@ type Harness struct {
 	hooks *hook.Hooks
 	stop  StopPolicy
 	mw    []tool.Middleware
-	// pinned ends every compaction summary (Options.Pinned).
-	pinned func() string
 	// promptMW and guardMW are their parts of the tool chain (nil when
 	// off); see ToolChain.
 	promptMW, guardMW tool.Middleware
@@ -58,7 +56,8 @@ type Harness struct {
 	limit     tool.LimitOptions
 	timeout   time.Duration
 	clock     func() time.Time
-	wc        *tool.Tool // the work_complete tool (strict mode)
+	wc        *tool.Tool    // the work_complete tool (strict mode)
+	pinned    func() string // Options.Pinned
 	cx        *contextState
 	guard     *guard.Guard // nil with NoGuards
 
@@ -167,8 +166,8 @@ func New(o Options) (*Harness, error) {
 		return nil, &Error{Code: CodeConfig, Op: op, Err: err}
 	}
 	h := &Harness{cx: cx, guard: g,
-		hooks: o.Hooks, stop: o.Stop, mw: mw, promptMW: promptMW, guardMW: guardMW, pinned: o.Pinned,
-		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
+		hooks: o.Hooks, stop: o.Stop, mw: mw, promptMW: promptMW, guardMW: guardMW,
+		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock, pinned: o.Pinned,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),
 	}
 	if h.clock == nil {
