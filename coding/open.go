@@ -222,16 +222,17 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	// the open work items.
 	workPin := opts.Pinned
 	opts.Pinned = func() string {
-		var parts []string
+		pin := ""
 		if workPin != nil {
-			if p := strings.TrimSpace(workPin()); p != "" {
-				parts = append(parts, p)
-			}
+			pin = workPin()
 		}
 		if b := rt.ActiveBlock(); b != "" {
-			parts = append(parts, b)
+			if strings.TrimSpace(pin) != "" {
+				pin = strings.TrimRight(pin, "\n") + "\n\n"
+			}
+			pin += b
 		}
-		return strings.Join(parts, "\n\n")
+		return pin
 	}
 	h, err := harness.New(opts)
 	if err != nil {
