@@ -96,11 +96,10 @@ func LoadLayout(root string, o Overrides) (Layout, error) {
 	switch preset {
 	case "", PresetRein, PresetAnthropic:
 	default:
-		line := 0
-		if o.Preset == "" {
-			line = lineOf(data, `"preset"`)
+		if o.Preset != "" {
+			return Layout{}, presetError(preset)
 		}
-		return Layout{}, &FileError{File: path, Line: line, Msg: fmt.Sprintf("unknown preset %q: use rein (agent-progress.json, agent-notes.md, workspace.sh) or anthropic (feature_list.json, claude-progress.txt, init.sh)", preset)}
+		return Layout{}, &FileError{File: path, Line: lineOf(data, `"preset"`), Msg: presetError(preset).Error()}
 	}
 	l := DefaultLayout(preset)
 	set := func(dst *string, vals ...string) {
@@ -139,6 +138,19 @@ func LoadLayout(root string, o Overrides) (Layout, error) {
 		l.NotesTail = fc.NotesTail
 	}
 	return l, l.check(path, data)
+}
+
+// CheckPreset reports an unknown preset name.
+func CheckPreset(p Preset) error {
+	switch p {
+	case "", PresetRein, PresetAnthropic:
+		return nil
+	}
+	return presetError(p)
+}
+
+func presetError(p Preset) error {
+	return fmt.Errorf("unknown preset %q: use rein (agent-progress.json, agent-notes.md, workspace.sh) or anthropic (feature_list.json, claude-progress.txt, init.sh)", p)
 }
 
 // check refuses file names outside the workspace, inside .rein/ or the

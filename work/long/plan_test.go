@@ -63,7 +63,6 @@ func TestParseGood(t *testing.T) {
 	}
 }
 
-
 func TestParseBad(t *testing.T) {
 	for _, tc := range []struct {
 		name, data, want string
