@@ -10,7 +10,7 @@ import (
 )
 
 // AppendEntry writes an application entry to the log: a custom entry, a
-// label, a session_info entry or a message. While idle it is written at
+// label, a session_info entry, a work_items entry or a message. While idle it is written at
 // once and the error is the store's. While an operation runs it is
 // queued as a pending write (generated fields are filled when it is
 // written) and flushed in order at the next save point, after the
@@ -26,7 +26,7 @@ func (h *Harness) AppendEntry(e session.Entry) error {
 		if e.Kind == "" {
 			return errorf(CodeConfig, op, "a custom entry needs a Kind")
 		}
-	case session.TypeLabel, session.TypeSessionInfo:
+	case session.TypeLabel, session.TypeSessionInfo, session.TypeWorkItems:
 	case session.TypeMessage:
 		if e.Message == nil {
 			return errorf(CodeConfig, op, "a message entry needs a Message")
@@ -34,7 +34,7 @@ func (h *Harness) AppendEntry(e session.Entry) error {
 		m := e.Message.Clone()
 		e.Message = &m
 	default:
-		return errorf(CodeConfig, op, "%q entries are written by the harness itself; append custom, label, session_info or message entries", e.Type)
+		return errorf(CodeConfig, op, "%q entries are written by the harness itself; append custom, label, session_info, work_items or message entries", e.Type)
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -121,6 +121,10 @@ func (s *Session) fill(e *Entry) error {
 		if e.Kind == "" {
 			return bad("no Kind")
 		}
+	case TypeWorkItems:
+		if err := checkItems(e.Items); err != nil {
+			return bad("%v", err)
+		}
 	default:
 		return fmt.Errorf("%w: unknown entry type %q (use a custom entry for application data)", ErrInvalidEntry, e.Type)
 	}

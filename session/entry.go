@@ -68,6 +68,9 @@ const (
 	TypeLabel          EntryType = "label"
 	TypeSessionInfo    EntryType = "session_info"
 	TypeCustom         EntryType = "custom"
+	// TypeWorkItems is a side entry holding the whole work-item list
+	// after a change (see package work); the last one in the file counts.
+	TypeWorkItems EntryType = "work_items"
 )
 
 // ThinkingDefault is the thinking level a thinking_change entry records
@@ -80,16 +83,17 @@ const ThinkingDefault llm.ThinkingLevel = "default"
 func (t EntryType) Known() bool {
 	switch t {
 	case TypeMessage, TypeModelChange, TypeThinkingChange, TypeToolsChange, TypeCompaction,
-		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom:
+		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom, TypeWorkItems:
 		return true
 	}
 	return false
 }
 
 // Side reports whether entries of type t are side entries: facts about
-// the tree that are never part of a path (leaf, label, session_info).
+// the tree that are never part of a path (leaf, label, session_info,
+// work_items).
 func (t EntryType) Side() bool {
-	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo
+	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t == TypeWorkItems
 }
 
 // Entry is one line of a session file after the header. Type says which
@@ -105,6 +109,7 @@ func (t EntryType) Side() bool {
 //   - label:            Target, Label ("" clears the label)
 //   - session_info:     Name
 //   - custom:           Kind, Data
+//   - work_items:       Items (a JSON array: the whole list)
 //
 // An entry of a type this version does not know keeps its line verbatim
 // in Raw, with Type, ID, Parent and Timestamp decoded from it; it is
@@ -167,6 +172,10 @@ type Entry struct {
 	// application-defined kind; Data is any JSON value.
 	Kind string          `json:"kind,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// Items is the payload of a work_items entry: the whole work-item
+	// list as a JSON array (package work defines its elements).
+	Items json.RawMessage `json:"items,omitempty"`
 
 	// Raw holds the original line (without its newline) of an entry this
 	// version could not represent fully: an unknown type, or a known type

@@ -77,6 +77,7 @@ type log struct {
 	index   map[string]int
 	labels  map[string]string
 	name    string
+	items   json.RawMessage // the last work_items entry's list
 	leaf    string
 	issues  []LoadIssue
 	// reparented maps an entry ID to the parent its line names, for
@@ -475,6 +476,8 @@ func (l *log) apply(e *Entry, bad func(target string)) {
 		}
 	case e.Type == TypeSessionInfo:
 		l.name = e.Name
+	case e.Type == TypeWorkItems:
+		l.items = e.Items
 	default:
 		l.leaf = e.ID
 	}

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -467,5 +468,32 @@ func TestRepeatingNewID(t *testing.T) {
 	defer f.Close()
 	if len(f.Labels()) != 1 {
 		t.Fatalf("fork labels %v", f.Labels())
+	}
+}
+
+func TestWorkItemsEntryIsASideEntry(t *testing.T) {
+	s, err := Create(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, err := s.AppendMessage(llm.UserText("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(Entry{Type: TypeWorkItems, Items: json.RawMessage(`{"id":"1"}`)}); !errors.Is(err, ErrInvalidEntry) {
+		t.Fatalf("an object for items: %v", err)
+	}
+	if _, err := s.Append(Entry{Type: TypeWorkItems}); !errors.Is(err, ErrInvalidEntry) {
+		t.Fatalf("no items: %v", err)
+	}
+	if _, err := s.Append(Entry{Type: TypeWorkItems, Items: json.RawMessage(`[{"id":"1","title":"a","status":"pending"}]`)}); err != nil {
+		t.Fatal(err)
+	}
+	if s.Leaf() != m.ID {
+		t.Fatal("a work_items entry moved the leaf")
+	}
+	if got := string(s.WorkItems()); got != `[{"id":"1","title":"a","status":"pending"}]` {
+		t.Fatalf("WorkItems = %s", got)
 	}
 }
