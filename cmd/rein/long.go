@@ -232,4 +232,3 @@ func shortHash(h string) string {
 	}
 	return h
 }
-
