@@ -4,10 +4,15 @@ import (
 	"os"
 	"time"
 
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
+	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/logs"
+	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
 )
 
@@ -56,6 +61,20 @@ type Options struct {
 	restoreTools bool
 	// DisableMCP names MCP servers not to start ("all": none of them).
 	DisableMCP []string
+	// MCPServers are MCP servers for this agent only, beside the
+	// configured ones (a server of the same name replaces the configured
+	// one): the servers an editor hands an ACP session. They start like
+	// the configured ones and are not subject to workspace trust, since
+	// the caller chose them.
+	MCPServers map[string]mcp.ServerConfig
+	// Files, when set, is where read, write and edit take and put text
+	// (an editor's buffers, over ACP), after rein's path checks; bash
+	// and the searches still see the disk. See builtin.Files.
+	Files builtin.Files
+	// Agents is Claude Code's --agents value: a JSON object of agent
+	// definitions by name, above those of the agent folders (see
+	// AgentCatalog and docs/agents.md).
+	Agents string
 
 	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
 	// means the settings' defaultMode, else auto_read when Interactive and
@@ -130,6 +149,27 @@ type Options struct {
 	// one warning, and the agent runs without traces. Close flushes it.
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
+	// Logs, when set, receives each subsystem's log lines at the levels
+	// it was built with (REIN_LOG in the command); nil logs nothing.
+	Logs *logs.Set
+
+	// AgentDefinitions are the agents the model may delegate to with the
+	// agent tool (see docs/agents.md); nil means those AgentCatalog
+	// finds. Options.Tools "-agent" offers no agent tool.
+	// SubagentLimits bound the delegation: depth, live children,
+	// children running at once (zero fields are the defaults).
+	AgentDefinitions subagent.Definitions
+	SubagentLimits   subagent.Limits
+	// child is set when the agent is a sub-agent of another.
+	child *childLink
+	// Lanes schedules the agent's prompts and model requests with every
+	// other agent sharing it: one prompt at a time per session (FIFO), a
+	// global cap on concurrent model requests, provider back-off (see
+	// docs/lanes.md). nil means lane.Default, the one scheduler of the
+	// process. Priority is the priority of the agent's model requests
+	// (sub-agents: lane.Worker); a context's lane.WithPriority wins.
+	Lanes    *lane.Scheduler
+	Priority lane.Priority
 }
 
 // defaults fills in the functions Open needs.

@@ -20,6 +20,7 @@ const (
 	PostToolUse      CommandEvent = "PostToolUse"
 	UserPromptSubmit CommandEvent = "UserPromptSubmit"
 	Stop             CommandEvent = "Stop"
+	SubagentStart    CommandEvent = "SubagentStart"
 	SubagentStop     CommandEvent = "SubagentStop"
 	SessionStart     CommandEvent = "SessionStart"
 	SessionEnd       CommandEvent = "SessionEnd"
@@ -29,7 +30,7 @@ const (
 
 // CommandEvents lists the events rein runs command hooks at.
 func CommandEvents() []CommandEvent {
-	return []CommandEvent{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
+	return []CommandEvent{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
 }
 
 // DefaultCommandTimeout bounds a command hook that sets no timeout, as
@@ -58,8 +59,9 @@ func (c CommandHook) timeout() time.Duration {
 
 // MatcherGroup is a matcher and the hooks it runs.
 type MatcherGroup struct {
-	// Matcher selects tool names (PreToolUse, PostToolUse), the source of
-	// SessionStart or the trigger of PreCompact: empty or "*" matches
+	// Matcher selects tool names (PreToolUse, PostToolUse), the agent
+	// type (SubagentStart, SubagentStop), the source of SessionStart or
+	// the trigger of PreCompact: empty or "*" matches
 	// everything, names separated by | match exactly, anything else is a
 	// regular expression that must match the whole name.
 	Matcher string        `json:"matcher"`

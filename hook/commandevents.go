@@ -32,7 +32,7 @@ func (c *Commands) PreToolUse(ctx context.Context, call *tool.Call, mode string)
 	}
 	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
 	v := c.Run(ctx, Input{HookEventName: PreToolUse, PermissionMode: mode, ToolName: name, ToolInput: input, ToolUseID: call.ID,
-		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, call.Name)...)
 	tv := ToolVerdict{Decision: v.Decision, Reason: v.Reason, Context: v.Context}
 	if v.Stopped {
 		tv.Stop = v.Stop
@@ -83,7 +83,7 @@ func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Re
 	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
 	resp, _ := json.Marshal(toolResponse(call.Name, input, res))
 	v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
-		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, call.Name)...)
 	var add string
 	if v.Decision == "block" {
 		add = "PostToolUse hook feedback: " + v.Reason
@@ -129,15 +129,19 @@ func (c *Commands) Notify(ctx context.Context, message string) {
 	c.Run(ctx, Input{HookEventName: Notification, Message: message})
 }
 
-// Install registers the Stop, PostToolUse and PreCompact command hooks
-// on h (PostToolUse as a tool_result handler, see ToolMiddleware): a Stop
+// Install registers the Stop (SubagentStop in a sub-agent's session, see
+// Commands.AgentID), PostToolUse and PreCompact command hooks on h (PostToolUse as a tool_result handler, see ToolMiddleware): a Stop
 // hook that blocks keeps the agent going with its reason, and the next
 // Stop call has stop_hook_active set; after MaxStopBlocks blocks in a row
 // the agent may stop. A PreCompact hook that blocks cancels the
 // compaction. The returned function removes them.
 func (c *Commands) Install(h *Hooks) (remove func()) {
 	var removes []func()
-	if c.Has(Stop) {
+	stop := Stop
+	if c.AgentID != "" {
+		stop = SubagentStop
+	}
+	if c.Has(stop) {
 		removes = append(removes,
 			h.OnBeforeAgentStart(func(context.Context, *BeforeAgentStartEvent) (BeforeAgentStartResult, error) {
 				c.mu.Lock()
@@ -150,12 +154,19 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 				n := c.stopBlocks
 				c.mu.Unlock()
 				active := n > 0
-				in := Input{HookEventName: Stop, StopHookActive: &active}
+				in := Input{HookEventName: stop, StopHookActive: &active}
 				if e.Message != nil {
 					last := e.Message.Text()
 					in.LastAssistantMessage = &last
 				}
-				v := c.Run(ctx, in)
+				var names []string
+				if stop == SubagentStop {
+					c.mu.Lock()
+					in.AgentTranscriptPath = c.TranscriptPath
+					c.mu.Unlock()
+					names = []string{c.AgentType}
+				}
+				v := c.Run(ctx, in, names...)
 				if v.Decision != "block" {
 					c.mu.Lock()
 					c.stopBlocks = 0
@@ -167,7 +178,7 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 					max = DefaultMaxStopBlocks
 				}
 				if n >= max {
-					c.report(Report{Event: Stop, Error: true, Message: fmt.Sprintf("Stop hooks blocked %d times in a row; the agent stops anyway", n)})
+					c.report(Report{Event: stop, Error: true, Message: fmt.Sprintf("%s hooks blocked %d times in a row; the agent stops anyway", stop, n)})
 					c.mu.Lock()
 					c.stopBlocks = 0
 					c.mu.Unlock()

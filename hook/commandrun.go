@@ -35,10 +35,20 @@ type Commands struct {
 	// MaxStopBlocks caps consecutive Stop hook blocks in one run; zero
 	// means DefaultMaxStopBlocks.
 	MaxStopBlocks int
+	// ContextEnv, when set, returns variables added to the environment of
+	// the hooks of an event from the event's context (TRACEPARENT and
+	// TRACESTATE of the caller's span).
+	ContextEnv func(ctx context.Context) []string
 	// Mode, when set, returns the permission mode in Claude Code's words
 	// (default, acceptEdits, plan, bypassPermissions), sent with every
 	// event as permission_mode.
 	Mode func() string
+	// AgentID and AgentType, when set, mark the hooks of a sub-agent's
+	// session: every event they run carries agent_id and agent_type, and
+	// the end of the agent's run fires SubagentStop (with
+	// agent_transcript_path, the TranscriptPath) instead of Stop. Set them
+	// before hooks may run.
+	AgentID, AgentType string
 
 	mu         sync.Mutex
 	stopBlocks int
@@ -121,6 +131,12 @@ type Input struct {
 	Trigger              string  `json:"trigger,omitempty"`
 	Instructions         *string `json:"custom_instructions,omitempty"`
 	Message              string  `json:"message,omitempty"`
+	// AgentID and AgentType name the sub-agent an event concerns
+	// (SubagentStart, SubagentStop) or runs in (every event of a child).
+	AgentID   string `json:"agent_id,omitempty"`
+	AgentType string `json:"agent_type,omitempty"`
+	// AgentTranscriptPath is the sub-agent's own log (SubagentStop).
+	AgentTranscriptPath string `json:"agent_transcript_path,omitempty"`
 	// Rein carries rein's own name and arguments of the tool, which
 	// tool_name and tool_input give in Claude Code's terms.
 	Rein *ReinTool `json:"rein,omitempty"`
@@ -161,6 +177,9 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 	c.mu.Lock()
 	in.SessionID, in.TranscriptPath, in.Cwd = c.SessionID, c.TranscriptPath, c.ProjectDir
 	c.mu.Unlock()
+	if in.AgentID == "" && c.AgentID != "" {
+		in.AgentID, in.AgentType = c.AgentID, c.AgentType
+	}
 	if in.PermissionMode == "" && c.Mode != nil {
 		in.PermissionMode = c.Mode()
 	}
@@ -191,14 +210,18 @@ type result struct {
 	stopWhy  string
 }
 
-func (c *Commands) env() []string {
+func (c *Commands) env(ctx context.Context) []string {
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	// CLAUDECODE=1 tells hooks written for Claude Code that they run under
 	// an agent, as Claude Code's own environment does.
-	return append(env[:len(env):len(env)], "CLAUDE_PROJECT_DIR="+c.ProjectDir, "REIN_PROJECT_DIR="+c.ProjectDir, "CLAUDECODE=1")
+	env = append(env[:len(env):len(env)], "CLAUDE_PROJECT_DIR="+c.ProjectDir, "REIN_PROJECT_DIR="+c.ProjectDir, "CLAUDECODE=1")
+	if c.ContextEnv != nil {
+		env = append(env, c.ContextEnv(ctx)...)
+	}
+	return env
 }
 
 func (c *Commands) report(r Report) {
@@ -212,7 +235,7 @@ func (c *Commands) runOne(ctx context.Context, ev CommandEvent, h CommandHook, s
 	if x == nil {
 		x = &Exec{}
 	}
-	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(), Stdin: stdin, Timeout: h.timeout()})
+	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(ctx), Stdin: stdin, Timeout: h.timeout()})
 	rep := Report{Event: ev, Command: h.Command, Source: h.Source, Error: true}
 	stderr := strings.TrimSpace(string(o.Stderr))
 	switch {

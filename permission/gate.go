@@ -216,16 +216,21 @@ type subject struct {
 	probes  map[string]os.FileInfo
 	// texts are the texts deny and ask rules see (see denyTexts).
 	texts []string
+	// agent is the subagent_type of an agent call.
+	agent string
 }
 
 func (g *Gate) subject(call *tool.Call) subject {
 	s := subject{tool: call.Name, readOnly: call.Tool != nil && call.Tool.ReadOnly}
 	var args struct {
-		Command string `json:"command"`
-		Path    string `json:"path"`
+		Command      string `json:"command"`
+		Path         string `json:"path"`
+		SubagentType string `json:"subagent_type"`
 	}
 	_ = json.Unmarshal(call.Args, &args)
 	switch {
+	case call.Name == "agent":
+		s.agent = strings.TrimSpace(args.SubagentType)
 	case call.Name == "bash":
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
@@ -362,6 +367,10 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 		switch {
 		case r.spec == "":
 			return r
+		case r.agents != nil:
+			if r.matchAgent(s.agent) {
+				return r
+			}
 		case s.bash != nil:
 			if r.matchCommand(strings.TrimSpace(s.command)) {
 				return r

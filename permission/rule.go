@@ -40,6 +40,8 @@ type Rule struct {
 	// starts with before its first wildcard
 	globs []string
 	lits  []string
+	// agents are the agent types of Agent(…) rules
+	agents []string
 	// kinds caches which of rein's tools the rule names (kindSet marks
 	// it filled in by ParseRule).
 	kinds uint8
@@ -67,9 +69,11 @@ var claudeTools = map[string][]string{
 	"Grep":         {"grep"},
 	"Glob":         {"find"},
 	"LS":           {"ls"},
+	"Agent":        {"agent"},
+	"Task":         {"agent"},
 	// Known to Claude Code, with no rein tool of their own: accepted so
 	// shared settings files load, matching nothing.
-	"WebFetch": nil, "WebSearch": nil, "Task": nil, "Agent": nil, "TodoWrite": nil,
+	"WebFetch": nil, "WebSearch": nil, "TodoWrite": nil,
 }
 
 // pathTools are the tools whose rules hold paths; the rest hold commands
@@ -170,6 +174,17 @@ func ParseRule(text string, effect Effect, source string, base PathBase) (Rule, 
 		return bad("MCP rules take no specifier; write %s or %s__TOOL", name, name)
 	case name == "WebFetch" || name == "WebSearch":
 		// Claude Code's domain:… specifiers: accepted, matching nothing.
+	case agentRule(name):
+		// Agent(explore), Task(Explore, reviewer): the agent types the
+		// rule covers.
+		for _, a := range strings.Split(spec, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				r.agents = append(r.agents, a)
+			}
+		}
+		if len(r.agents) == 0 {
+			return bad("name the agent types in the parentheses, such as Agent(explore)")
+		}
 	default:
 		return bad("%s rules take no specifier here", name)
 	}
@@ -262,6 +277,25 @@ func (r *Rule) Known(tools []string) bool {
 		}
 	}
 	return strings.HasPrefix(r.tool, "mcp__") // servers may start later
+}
+
+// agentRule reports whether a rule's tool is the agent tool, by rein's
+// name or Claude Code's.
+func agentRule(name string) bool { return name == "Agent" || name == "Task" || name == "agent" }
+
+// matchAgent reports whether the rule matches a spawn of the agent type
+// typ; types compare without regard to case, so Claude Code's Explore
+// is rein's explore.
+func (r *Rule) matchAgent(typ string) bool {
+	if r.spec == "" {
+		return true
+	}
+	for _, a := range r.agents {
+		if a == "*" || strings.EqualFold(a, typ) {
+			return true
+		}
+	}
+	return false
 }
 
 // matchCommand reports whether the rule matches one simple command.

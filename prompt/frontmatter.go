@@ -3,6 +3,8 @@ package prompt
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/reinhq/rein/permission"
@@ -28,13 +30,28 @@ type frontMatter struct {
 	Paths []string
 }
 
-// splitFrontMatter parses the front matter at the top of text and
-// returns it with the body after it.
-func splitFrontMatter(text string) (frontMatter, string, error) {
-	var fm frontMatter
+// FrontMatterError is front matter that cannot be read. Line is the
+// line of the file the problem is on (1-based), 0 when it is not known.
+type FrontMatterError struct {
+	Line int
+	// Msg reads after a file name: "has front matter that …".
+	Msg string
+}
+
+func (e *FrontMatterError) Error() string { return e.Msg }
+
+// ErrNoFrontMatter means the text does not start with a --- line.
+var ErrNoFrontMatter = errNoFrontMatter
+
+// ParseFrontMatter splits text into the YAML block between the --- lines
+// at its top, decoded into a map (nil when the block is empty), and the
+// body after it. It returns ErrNoFrontMatter when text has no block,
+// and a *FrontMatterError when the block never ends or is not valid
+// YAML; the body is returned in every case.
+func ParseFrontMatter(text string) (map[string]any, string, error) {
 	rest, ok := strings.CutPrefix(text, "---\n")
 	if !ok {
-		return fm, text, errNoFrontMatter
+		return nil, text, errNoFrontMatter
 	}
 	var block, body string
 	if strings.HasPrefix(rest, "---\n") || rest == "---" {
@@ -47,12 +64,31 @@ func splitFrontMatter(text string) (frontMatter, string, error) {
 		case strings.HasSuffix(rest, "\n---"):
 			block = rest[:len(rest)-4]
 		default:
-			return fm, text, errors.New("has front matter that never ends (no closing --- line)")
+			return nil, text, &FrontMatterError{Line: 1, Msg: "has front matter that never ends (no closing --- line)"}
 		}
 	}
 	var raw map[string]any
 	if err := yaml.Unmarshal([]byte(block), &raw); err != nil {
-		return fm, body, fmt.Errorf("has front matter that is not valid YAML (%s)", yamlMessage(err))
+		msg := yamlMessage(err)
+		line := 0
+		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			line++ // the block starts on the file's second line
+		}
+		return nil, body, &FrontMatterError{Line: line, Msg: fmt.Sprintf("has front matter that is not valid YAML (%s)", msg)}
+	}
+	return raw, body, nil
+}
+
+var yamlLine = regexp.MustCompile(`(?:^|\s)line (\d+):`)
+
+// splitFrontMatter parses the front matter at the top of text and
+// returns it with the body after it.
+func splitFrontMatter(text string) (frontMatter, string, error) {
+	var fm frontMatter
+	raw, body, err := ParseFrontMatter(text)
+	if err != nil {
+		return fm, body, err
 	}
 	for key, dst := range map[string]*[]string{"allowed-tools": &fm.AllowedTools, "allowed_tools": &fm.AllowedTools, "paths": &fm.Paths} {
 		v, ok := raw[key]

@@ -32,6 +32,24 @@ type Header struct {
 	// Source says where an imported session came from; nil for a session
 	// rein started itself.
 	Source *Source `json:"source,omitempty"`
+	// Agent links a sub-agent's session to the session that spawned it;
+	// nil for a session a user started.
+	Agent *AgentLink `json:"agent,omitempty"`
+}
+
+// AgentLink is the header of a sub-agent's session: which session and
+// tool call spawned it, as which agent, how deep.
+type AgentLink struct {
+	// ParentSession is the ID of the spawning session; ParentPath its
+	// file, a hint that may go stale.
+	ParentSession string `json:"parent_session"`
+	ParentPath    string `json:"parent_path,omitempty"`
+	// ParentCall is the tool call that spawned it.
+	ParentCall string `json:"parent_call,omitempty"`
+	// Type is the agent's definition name (the subagent_type).
+	Type string `json:"type"`
+	// Depth is 1 for a child of a user's session, 2 for a grandchild…
+	Depth int `json:"depth"`
 }
 
 // Source is the provenance of a session imported from another
@@ -86,14 +104,14 @@ func (t EntryType) Known() bool {
 		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom, TypeWorkItems:
 		return true
 	}
-	return false
+	return t.Journal()
 }
 
 // Side reports whether entries of type t are side entries: facts about
 // the tree that are never part of a path (leaf, label, session_info,
-// work_items).
+// work_items and the journal entries).
 func (t EntryType) Side() bool {
-	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t == TypeWorkItems
+	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t == TypeWorkItems || t.Journal()
 }
 
 // Entry is one line of a session file after the header. Type says which
@@ -172,6 +190,26 @@ type Entry struct {
 	// application-defined kind; Data is any JSON value.
 	Kind string          `json:"kind,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// The payload of the journal entries that make crash recovery exact
+	// (see journal.go):
+	//
+	//   - request_started:  Turn
+	//   - request_settled:  Target (the request_started entry), Status
+	//   - tool_started:     CallID, ToolName, Idempotent, Turn
+	//   - tool_settled:     CallID, ToolName, Status
+	//   - queued:           Queue, Message
+	//   - dequeued:         Target (the queued entry), Status
+	//
+	// On a message entry, Queued names the queued entry the message
+	// delivers: one line both delivers it and takes it off the queue.
+	CallID     string `json:"call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	Idempotent bool   `json:"idempotent,omitempty"`
+	Turn       int    `json:"turn,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Queue      string `json:"queue,omitempty"`
+	Queued     string `json:"queued,omitempty"`
 
 	// Items is the payload of a work_items entry: the whole work-item
 	// list as a JSON array (package work defines its elements).

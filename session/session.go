@@ -25,6 +25,7 @@ type Session struct {
 	enc  encoder
 
 	repairs  []Repair
+	dropped  []Entry   // requests Open settled as dropped
 	dirty    bool      // written since the last fsync
 	lastSync time.Time // when the last fsync happened (SyncBatch)
 	broken   error     // set when a failed write could not be undone
@@ -39,7 +40,7 @@ const fileTimeFormat = "2006-01-02T15-04-05.000Z"
 // are fsynced) before returning.
 func Create(opts Options) (*Session, error) {
 	now := opts.now().UTC()
-	h := Header{Type: HeaderType, Version: FormatVersion, ID: opts.sessionID(), Created: now, Cwd: opts.Cwd}
+	h := Header{Type: HeaderType, Version: FormatVersion, ID: opts.sessionID(), Created: now, Cwd: opts.Cwd, Agent: opts.Agent}
 	return create(opts, h, nil)
 }
 

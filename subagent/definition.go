@@ -9,6 +9,7 @@
 package subagent
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/reinhq/rein/permission"
@@ -40,6 +41,10 @@ type Definition struct {
 	// Skills and MCPServers name skills and MCP servers the child gets.
 	Skills     []string
 	MCPServers []string
+	// MCPConfigs holds the servers a definition configures inline
+	// (mcpServers: [{name: config}]), by name, as JSON in the mcpServers
+	// format; their names are in MCPServers too.
+	MCPConfigs map[string]json.RawMessage
 	// Background makes the agent run in the background by default.
 	Background bool
 	// Timeout bounds a child without progress; 0 means the default.
@@ -48,6 +53,9 @@ type Definition struct {
 	// Source is where the definition came from: a file path, "--agents",
 	// or "builtin".
 	Source string
+	// Scope is where Source sits: "cli" (--agents), "project", "user" or
+	// "builtin", highest precedence first.
+	Scope string
 	// Warnings are problems that did not stop the definition from loading
 	// (unknown front-matter keys, unknown tools), said once by `rein agents`.
 	Warnings []string

@@ -33,6 +33,7 @@ func addClaudeFlags(cmd *cobra.Command, o *runOptions) {
 	f.StringArrayVar(&cf.disallowed, "disallowedTools", nil, "permission rules that deny: \"Bash(rm:*),Edit\" (repeatable)")
 	f.StringArrayVar(&cf.disallowed, "disallowed-tools", nil, "same as --disallowedTools")
 	f.BoolVar(&cf.skipPermissions, "dangerously-skip-permissions", false, "run every tool call without asking (permission mode auto_all); deny rules still apply")
+	addAgentsFlag(cmd, o)
 	f.BoolVar(&cf.verbose, "verbose", false, "accepted for Claude Code's scripts: rein's stream-json always has whole messages")
 	cf.unsupported = map[string]*string{}
 	for _, name := range []string{"mcp-config", "settings", "add-dir", "session-id", "fallback-model", "input-format"} {
@@ -77,7 +78,7 @@ func (cf *claudeFlags) apply(o *runOptions) error {
 		o.denyRules = append(o.denyRules, permission.SplitRules(v)...)
 	}
 	o.tools = toolNames(o.tools)
-	return nil
+	return o.checkAgentsFlag()
 }
 
 // claudeToolNames are Claude Code's names of rein's tools, for --tools.

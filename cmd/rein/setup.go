@@ -42,6 +42,8 @@ type runOptions struct {
 
 	// disableMCP names MCP servers not to start ("all": none).
 	disableMCP []string
+	// agents is Claude Code's --agents JSON (see agents.go).
+	agents string
 	// budget is --max-cost, --max-input-tokens and --max-output-tokens;
 	// frontend names the command in run records ("" is run); noRecords
 	// keeps runs out of .rein/runs.
@@ -75,6 +77,7 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		AllowRules:     o.allowRules,
 		DenyRules:      o.denyRules,
 		DisableMCP:     o.disableMCP,
+		Agents:         o.agents,
 		PermissionMode: o.permissionMode,
 		Interactive:    o.answerable,
 		Terminal:       isTerminalIn(e),
@@ -97,6 +100,12 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 	if co.Frontend == "" {
 		co.Frontend = "run"
 	}
+	set, closeLogs, err := openLogs(e, co.Frontend == "tui", o.workdir)
+	if err != nil {
+		return co, &exitError{code: 2, err: err}
+	}
+	co.Logs = set
+	e.atExit(closeLogs)
 	if o.answerable {
 		co.ConfirmTrust = confirmTrust(e)
 	}

@@ -90,8 +90,14 @@ func editFile(ctx context.Context, w Workspace, in editArgs) (tool.Result, error
 		return tool.Result{}, fmt.Errorf("%s is %s, larger than the %s edit handles; use bash (sed, patch) for it", shown, humanSize(fi.Size()), humanSize(EditMaxBytes))
 	}
 	raw, err := io.ReadAll(io.LimitReader(f, EditMaxBytes+1))
+	if text, handled, terr := w.readThrough(ctx, p); handled || terr != nil {
+		raw, err = []byte(text), terr
+	}
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("cannot read %s: %v", shown, err)
+	}
+	if len(raw) > EditMaxBytes {
+		return tool.Result{}, fmt.Errorf("%s is %s, larger than the %s edit handles; use bash (sed, patch) for it", shown, humanSize(int64(len(raw))), humanSize(EditMaxBytes))
 	}
 	if looksBinary(raw[:min(len(raw), sniffSize)]) {
 		return tool.Result{}, fmt.Errorf("%s is a binary file (%s); edit only changes text files", shown, humanSize(int64(len(raw))))
@@ -148,7 +154,7 @@ func editFile(ctx context.Context, w Workspace, in editArgs) (tool.Result, error
 	updated := b.String()
 
 	mode := fi.Mode() & (fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky)
-	if err := p.atomicWrite([]byte(prefix+updated), mode); err != nil {
+	if err := w.write(ctx, p, []byte(prefix+updated), mode); err != nil {
 		if errors.Is(err, ErrOutside) {
 			return tool.Result{}, err
 		}

@@ -58,6 +58,7 @@ func Read(w Workspace) *tool.Tool {
 		return readFile(ctx, w, in)
 	})
 	t.ReadOnly = true
+	t.Idempotent = true
 	return t
 }
 
@@ -108,6 +109,11 @@ func readFile(ctx context.Context, w Workspace, in readArgs) (tool.Result, error
 	if limit == 0 {
 		limit = ReadDefaultLimit
 	}
+	if text, handled, err := w.readThrough(ctx, p); err != nil {
+		return tool.Result{}, fmt.Errorf("cannot read %s: %v", shown, err)
+	} else if handled {
+		return readText(ctx, strings.NewReader(text), shown, offset, limit, int64(len(text)))
+	}
 	return readText(ctx, f, shown, offset, limit, fi.Size())
 }
 
@@ -140,7 +146,7 @@ func readImage(f *os.File, shown, mime string, size int64) (tool.Result, error) 
 
 // readText formats lines [offset, offset+limit) of f with line numbers
 // and counts the rest of the file's lines for the footer.
-func readText(ctx context.Context, f *os.File, shown string, offset, limit int, size int64) (tool.Result, error) {
+func readText(ctx context.Context, f io.Reader, shown string, offset, limit int, size int64) (tool.Result, error) {
 	br := bufio.NewReaderSize(f, 64<<10)
 	var out strings.Builder
 	out.Grow(int(min(size+size/4, ReadMaxBytes+4096)))

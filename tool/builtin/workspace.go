@@ -44,6 +44,9 @@ type Workspace struct {
 	// working directory) or contain symbolic links; Resolve resolves it on
 	// every call. NewWorkspace stores it resolved.
 	Root string
+	// Files, when set, holds the text read, write and edit work on (an
+	// editor's buffers); nil means the disk. See Files.
+	Files Files
 }
 
 // NewWorkspace returns a workspace rooted at root, made absolute with its

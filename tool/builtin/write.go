@@ -52,7 +52,7 @@ func writeFile(ctx context.Context, w Workspace, in writeArgs) (tool.Result, err
 	if err := ctx.Err(); err != nil {
 		return tool.Result{}, err
 	}
-	if err := p.atomicWrite([]byte(in.Content), mode); err != nil {
+	if err := w.write(ctx, p, []byte(in.Content), mode); err != nil {
 		if errors.Is(err, ErrOutside) {
 			return tool.Result{}, err
 		}
