@@ -18,7 +18,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if built.bin != "" {
+			os.RemoveAll(filepath.Dir(built.bin))
+		}
+		os.Exit(code)
+	}))
 }
 
 // env is an isolated home and a workspace.
