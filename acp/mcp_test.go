@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	sdk "github.com/coder/acp-go-sdk"
-	"github.com/reinhq/rein/llm/faux"
 	mcpsdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/reinhq/rein/llm/faux"
 )
 
 // TestClientMCPServerOverHTTP gives a session a streamable HTTP MCP

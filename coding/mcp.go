@@ -76,12 +76,15 @@ func (s *setup) newMCP(cfg *mcp.Config, onChange func()) *mcp.Manager {
 		Version:  s.o.Version,
 		OnChange: onChange,
 		Wrap:     wrap,
+		Meta:     traceMeta,
 	})
 }
 
 // reportMCP warns once for every server that is not ready.
 func (s *setup) reportMCP(m *mcp.Manager) {
+	l := s.o.Logs.Logger("mcp")
 	for _, st := range m.Status() {
+		l.Info("server", "name", st.Name, "state", st.State, "error", st.Error)
 		switch {
 		case st.State == mcp.StateReady, st.State == mcp.StateDisabled, st.Remembered:
 		default:

@@ -98,7 +98,7 @@ func (s *setup) resolveModel(ref string) (llm.Model, llm.Provider, error) {
 // state is not read, so that a local server answering 401 once does not
 // block the real provider (or itself) for minutes on the next run.
 func (s *setup) failoverOptions() failover.Options {
-	o := failover.Options{OnEvent: s.o.OnRetry}
+	o := failover.Options{OnEvent: logFailover(s.o.Logs, s.o.OnRetry)}
 	if s.o.BaseURL != "" {
 		o.Cooldowns = map[llm.ErrorCode]failover.Cooldown{}
 		for code := range failover.DefaultCooldowns() {

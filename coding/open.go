@@ -202,6 +202,8 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
+	logEvents(h, o.Logs)
+	watchProgress(h)
 	ps.install(ctx, h, source)
 	if err := recordBaseURL(h, sess, o.BaseURL); err != nil {
 		o.warnf("warning: cannot record the base URL in the session: %v", err)

@@ -4,11 +4,13 @@ import (
 	"os"
 	"time"
 
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/logs"
 	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
 )
@@ -146,6 +148,18 @@ type Options struct {
 	// one warning, and the agent runs without traces. Close flushes it.
 	Tracer  telemetry.Tracer
 	Tracing telemetry.TraceSetup
+	// Logs, when set, receives each subsystem's log lines at the levels
+	// it was built with (REIN_LOG in the command); nil logs nothing.
+	Logs *logs.Set
+
+	// Lanes schedules the agent's prompts and model requests with every
+	// other agent sharing it: one prompt at a time per session (FIFO), a
+	// global cap on concurrent model requests, provider back-off (see
+	// docs/lanes.md). nil means lane.Default, the one scheduler of the
+	// process. Priority is the priority of the agent's model requests
+	// (sub-agents: lane.Worker); a context's lane.WithPriority wins.
+	Lanes    *lane.Scheduler
+	Priority lane.Priority
 }
 
 // defaults fills in the functions Open needs.

@@ -34,6 +34,10 @@ func (e *BlockedError) Error() string {
 // while another runs fails with the harness's busy error. Close aborts
 // it; ctx ending aborts it too.
 func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) (harness.Result, error) {
+	return a.submit(ctx, false, text, images)
+}
+
+func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm.Content) (harness.Result, error) {
 	if !a.enter() {
 		return harness.Result{}, ErrClosed
 	}
@@ -41,6 +45,11 @@ func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(a.life, cancel)()
+	ctx, leave, err := a.enterLane(ctx, wait)
+	if err != nil {
+		return harness.Result{}, err
+	}
+	defer leave()
 	inv, invoked := invoke(a.found, text, a.s.o.Warn)
 	if invoked {
 		if inv.Text == "" {

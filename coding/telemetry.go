@@ -23,7 +23,7 @@ func (s *setup) newTelemetry() error {
 		return err
 	}
 	to := telemetry.Options{Frontend: s.o.Frontend, Workdir: s.ws.Root, Limits: limits, Tracer: s.o.Tracer,
-		OnWarning: func(w telemetry.Warning) { s.o.Warn("warning: " + w.String()) }}
+		OnWarning: func(w telemetry.Warning) { s.o.Warn("warning: " + w.String()) }, Logger: s.o.Logs.Logger("telemetry")}
 	if to.Tracer == nil && s.o.Tracing != nil && telemetry.TracesWanted(s.o.Getenv, cfg.OTel) {
 		tr, stop, err := s.o.Tracing(context.Background(), telemetry.TraceSettings{Config: cfg.OTel, Getenv: s.o.Getenv,
 			Redact: s.o.Redactor.String, Warn: s.o.Warn, Version: s.o.Version})
@@ -45,12 +45,13 @@ func (s *setup) newTelemetry() error {
 }
 
 // observe wraps a model provider so that its requests are checked
-// against the running prompt's budget, charged to it and traced.
+// against the running prompt's budget, charged to it and traced, and
+// holds a request slot of the agent's lanes while it streams.
 func (s *setup) observe(p llm.Provider) llm.Provider {
 	if p == nil || s.tel == nil {
-		return p
+		return s.laneProvider(p)
 	}
-	return s.tel.Provider(p)
+	return s.laneProvider(s.tel.Provider(p))
 }
 
 // observeSummarizers wraps the providers of the compaction models, so
@@ -70,4 +71,32 @@ func (a *Agent) LastRun() telemetry.Record {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.lastRun
+}
+
+// traceEnv hands a traced run's span to the hooks it runs, as TRACEPARENT
+// and TRACESTATE; nothing when the run is not traced.
+func traceEnv(ctx context.Context) []string {
+	tp, ts := telemetry.TraceContext(ctx)
+	if tp == "" {
+		return nil
+	}
+	env := []string{"TRACEPARENT=" + tp}
+	if ts != "" {
+		env = append(env, "TRACESTATE="+ts)
+	}
+	return env
+}
+
+// traceMeta hands a traced run's span to the MCP servers it calls, as
+// traceparent and tracestate in the call's _meta.
+func traceMeta(ctx context.Context) map[string]any {
+	tp, ts := telemetry.TraceContext(ctx)
+	if tp == "" {
+		return nil
+	}
+	m := map[string]any{"traceparent": tp}
+	if ts != "" {
+		m["tracestate"] = ts
+	}
+	return m
 }

@@ -35,6 +35,10 @@ type Commands struct {
 	// MaxStopBlocks caps consecutive Stop hook blocks in one run; zero
 	// means DefaultMaxStopBlocks.
 	MaxStopBlocks int
+	// ContextEnv, when set, returns variables added to the environment of
+	// the hooks of an event from the event's context (TRACEPARENT and
+	// TRACESTATE of the caller's span).
+	ContextEnv func(ctx context.Context) []string
 	// Mode, when set, returns the permission mode in Claude Code's words
 	// (default, acceptEdits, plan, bypassPermissions), sent with every
 	// event as permission_mode.
@@ -206,14 +210,18 @@ type result struct {
 	stopWhy  string
 }
 
-func (c *Commands) env() []string {
+func (c *Commands) env(ctx context.Context) []string {
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	// CLAUDECODE=1 tells hooks written for Claude Code that they run under
 	// an agent, as Claude Code's own environment does.
-	return append(env[:len(env):len(env)], "CLAUDE_PROJECT_DIR="+c.ProjectDir, "REIN_PROJECT_DIR="+c.ProjectDir, "CLAUDECODE=1")
+	env = append(env[:len(env):len(env)], "CLAUDE_PROJECT_DIR="+c.ProjectDir, "REIN_PROJECT_DIR="+c.ProjectDir, "CLAUDECODE=1")
+	if c.ContextEnv != nil {
+		env = append(env, c.ContextEnv(ctx)...)
+	}
+	return env
 }
 
 func (c *Commands) report(r Report) {
@@ -227,7 +235,7 @@ func (c *Commands) runOne(ctx context.Context, ev CommandEvent, h CommandHook, s
 	if x == nil {
 		x = &Exec{}
 	}
-	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(), Stdin: stdin, Timeout: h.timeout()})
+	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(ctx), Stdin: stdin, Timeout: h.timeout()})
 	rep := Report{Event: ev, Command: h.Command, Source: h.Source, Error: true}
 	stderr := strings.TrimSpace(string(o.Stderr))
 	switch {

@@ -6,12 +6,16 @@ package llm
 // prompt cache; CacheRead and CacheWrite count those that were. Total is
 // the sum of all four counts.
 type Usage struct {
-	Input      int  `json:"input"`
-	Output     int  `json:"output"`
-	CacheRead  int  `json:"cache_read,omitempty"`
-	CacheWrite int  `json:"cache_write,omitempty"`
-	Total      int  `json:"total"`
-	Cost       Cost `json:"cost,omitzero"`
+	Input      int `json:"input"`
+	Output     int `json:"output"`
+	CacheRead  int `json:"cache_read,omitempty"`
+	CacheWrite int `json:"cache_write,omitempty"`
+	// Reasoning is the part of Output the provider reported as reasoning
+	// (thinking) tokens; zero where the provider does not say. It is not
+	// added to Total: Output already holds it.
+	Reasoning int  `json:"reasoning,omitempty"`
+	Total     int  `json:"total"`
+	Cost      Cost `json:"cost,omitzero"`
 }
 
 // Cost is the price of a Usage in US dollars, split like the counts.
@@ -46,6 +50,7 @@ func (u *Usage) Add(o Usage) {
 	u.Output += o.Output
 	u.CacheRead += o.CacheRead
 	u.CacheWrite += o.CacheWrite
+	u.Reasoning += o.Reasoning
 	u.Total += o.Total
 	u.Cost.Input += o.Cost.Input
 	u.Cost.Output += o.Cost.Output

@@ -58,6 +58,10 @@ type Options struct {
 	OnChange func()
 	// Version is rein's version, sent in initialize.
 	Version string
+	// Meta, when set, returns entries for the _meta object of a tool
+	// call made with ctx (the W3C traceparent and tracestate of the
+	// caller's span); nil or an empty map adds none.
+	Meta func(ctx context.Context) map[string]any
 	// NoToolCache turns off remembering each server's tools in LogDir
 	// (<server>.tools.json). With the cache, Start does not wait for a
 	// server whose tools it remembers from an earlier start: they are

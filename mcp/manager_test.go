@@ -403,3 +403,22 @@ func TestBuiltinNameWins(t *testing.T) {
 		t.Errorf("skipped = %v", status(m, "go").Skipped)
 	}
 }
+
+// Options.Meta adds the caller's trace context to a tool call's _meta,
+// where the server reads it.
+func TestCallCarriesMeta(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	const tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	ws := t.TempDir()
+	m := newManager(t, map[string]ServerConfig{"go": testServerConfig(t, "meta")}, Options{Workdir: ws,
+		Meta: func(context.Context) map[string]any { return map[string]any{"traceparent": tp} }})
+	reg, err := m.Registry(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, reg, ws, "mcp__go__meta", `{}`, time.Minute)
+	if res.IsError || !strings.Contains(res.Text(), `"traceparent":"`+tp+`"`) {
+		t.Fatalf("the server saw %q", res.Text())
+	}
+}

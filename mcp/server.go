@@ -318,7 +318,13 @@ func (s *server) call(ctx context.Context, name string, args json.RawMessage) to
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	params := &sdk.CallToolParams{Name: name, Arguments: args}
+	if meta := s.m.opts.Meta; meta != nil {
+		if m := meta(ctx); len(m) > 0 {
+			params.Meta = m
+		}
+	}
+	res, err := cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Errorf("The call to %s on MCP server %s was stopped before it answered.", name, s.name)

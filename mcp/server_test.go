@@ -86,6 +86,13 @@ var objectSchema = json.RawMessage(`{"type":"object","properties":{"text":{"type
 // stdio and HTTP alike.
 func newTestServer(mode string) *sdk.Server {
 	s := sdk.NewServer(&sdk.Implementation{Name: "rein-test", Version: "1.0"}, nil)
+	if mode == "meta" {
+		s.AddTool(&sdk.Tool{Name: "meta", Description: "Says the call's _meta.", InputSchema: objectSchema},
+			func(_ context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+				b, _ := json.Marshal(r.Params.Meta)
+				return textResult("meta: " + string(b)), nil
+			})
+	}
 	s.AddTool(&sdk.Tool{Name: "echo", Description: "Echo the text.", InputSchema: objectSchema,
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true}},
 		func(_ context.Context, r *sdk.CallToolRequest) (*sdk.CallToolResult, error) {

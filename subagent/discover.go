@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,7 +27,11 @@ const (
 const SourceFlag = "--agents"
 
 // MaxFileBytes bounds one definition file; a larger one is skipped.
-const MaxFileBytes = 256 << 10
+// MaxFiles bounds the files read from one folder.
+const (
+	MaxFileBytes = 256 << 10
+	MaxFiles     = 1000
+)
 
 // DiscoverOptions say where to look for agent definitions.
 type DiscoverOptions struct {
@@ -221,30 +226,37 @@ func (c *Catalog) add(d Definition) {
 	c.defs[d.Name] = d
 }
 
-// readDir loads the *.md files of dir; a missing folder is no problem.
+// readDir loads the *.md files of dir and its subfolders, as Claude
+// Code does; a missing folder is no problem.
 func (c *Catalog) readDir(dir, scope string, known func(string) bool) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
-			c.Skipped = append(c.Skipped, Skipped{Path: dir, Reason: "the folder cannot be read: " + err.Error()})
-		} else if errors.Is(err, os.ErrPermission) {
-			c.Skipped = append(c.Skipped, Skipped{Path: dir, Reason: "the folder cannot be read (permission denied)"})
+	if _, err := os.Stat(dir); err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			c.Skipped = append(c.Skipped, Skipped{Path: dir, Reason: "the folder cannot be read: " + unwrapPath(err).Error()})
 		}
 		return
 	}
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
-			continue
+	files := 0
+	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			c.Skipped = append(c.Skipped, Skipped{Path: path, Reason: "cannot be read: " + unwrapPath(err).Error()})
+			return nil
 		}
-		path := filepath.Join(dir, e.Name())
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".md") {
+			return nil
+		}
+		if files++; files > MaxFiles {
+			c.Skipped = append(c.Skipped, Skipped{Path: dir, Reason: fmt.Sprintf("holds more than %d definition files; the rest are not read", MaxFiles)})
+			return filepath.SkipAll
+		}
 		d, skip := readFile(path, known)
 		if skip != nil {
 			c.Skipped = append(c.Skipped, *skip)
-			continue
+			return nil
 		}
 		d.Scope = scope
 		c.add(d)
-	}
+		return nil
+	})
 }
 
 // readFile reads one definition file.
@@ -272,10 +284,15 @@ func readFile(path string, known func(string) bool) (Definition, *Skipped) {
 	raw, body, err := prompt.ParseFrontMatter(string(b))
 	if err != nil {
 		var fe *prompt.FrontMatterError
-		if errors.As(err, &fe) {
+		if !errors.As(err, &fe) {
+			return skip(1, "%v", err)
+		}
+		lenient, ok := lenientFrontMatter(string(b))
+		if !ok {
 			return skip(fe.Line, "%s", fe.Msg)
 		}
-		return skip(1, "%v", err)
+		raw = lenient
+		d.Warnings = append(d.Warnings, fmt.Sprintf("the front matter is not valid YAML (line %d); it was read as plain key: value lines, as Claude Code does (quote values holding \": \" to make it valid)", fe.Line))
 	}
 	if err := decode(raw, &d, known); err != nil {
 		return skip(keyLine(b, err), "%v", err)

@@ -138,7 +138,7 @@ func TestDiscoverBadFiles(t *testing.T) {
 	w := t.TempDir()
 	dir := filepath.Join(w, ".claude/agents")
 	write(t, filepath.Join(dir, "good.md"), "---\nname: good\ndescription: fine\ntools: Read, Frobnicate\nflavour: mint\n---\nok\n")
-	write(t, filepath.Join(dir, "yaml.md"), "---\nname: y\ndescription: d\ntools: a: b\n---\nbody\n")
+	write(t, filepath.Join(dir, "yaml.md"), "---\nname: y\ndescription: d\n\"tools: [a\n---\nbody\n")
 	write(t, filepath.Join(dir, "open.md"), "---\nname: open\ndescription: d\n")
 	write(t, filepath.Join(dir, "plain.md"), "just text\n")
 	write(t, filepath.Join(dir, "turns.md"), "---\nname: t\ndescription: d\nmaxTurns: -1\n---\nbody\n")
@@ -146,7 +146,7 @@ func TestDiscoverBadFiles(t *testing.T) {
 	write(t, filepath.Join(dir, "mode.md"), "---\nname: m\ndescription: d\npermissionMode: yolo\n---\nbody\n")
 	write(t, filepath.Join(dir, "noname.md"), "---\ndescription: d\n---\nbody\n")
 	write(t, filepath.Join(dir, "nodesc.md"), "---\nname: nd\n---\nbody\n")
-	write(t, filepath.Join(dir, "badname.md"), "---\nname: has space\ndescription: d\n---\nbody\n")
+	write(t, filepath.Join(dir, "badname.md"), "---\nname: has(parens)\ndescription: d\n---\nbody\n")
 	write(t, filepath.Join(dir, "notes.txt"), "not a definition")
 	c, err := Discover(DiscoverOptions{Workdir: w, ConfigDir: "-", ClaudeDir: "-"})
 	if err != nil {
@@ -195,6 +195,30 @@ func TestDiscoverBadFiles(t *testing.T) {
 	}
 	if notes := strings.Join(c.Notes(), "\n"); !strings.Contains(notes, "Frobnicate") || !strings.Contains(notes, "yaml.md:4") {
 		t.Errorf("notes: %s", notes)
+	}
+}
+
+// Front matter YAML rejects but Claude Code reads (a colon in a value,
+// the common case in shared agent files) is read line by line, with a
+// warning.
+func TestDiscoverLenientFrontMatter(t *testing.T) {
+	w := t.TempDir()
+	write(t, filepath.Join(w, ".claude/agents/x.md"), "---\nname: helper\ndescription: Use this agent when: the tests fail. Examples: <example>Context: CI</example>\n"+
+		"  and more text\ntools:\n  - Read\n  - Bash\nmaxTurns: 5\nbackground: true\nmodel: \"sonnet\"\n---\nBody.\n")
+	c, err := Discover(DiscoverOptions{Workdir: w, ConfigDir: "-", ClaudeDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := c.Lookup("helper")
+	if !ok {
+		t.Fatalf("skipped: %v", c.Skipped)
+	}
+	if d.Description != "Use this agent when: the tests fail. Examples: <example>Context: CI</example> and more text" ||
+		!slices.Equal(d.Tools, []string{"Read", "Bash"}) || d.MaxTurns != 5 || !d.Background || d.Model != "sonnet" || d.Prompt != "Body." {
+		t.Errorf("helper = %+v", d)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "not valid YAML (line 3)") {
+		t.Errorf("warnings %q", d.Warnings)
 	}
 }
 

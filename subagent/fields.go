@@ -27,7 +27,9 @@ var claudeOnlyKeys = map[string]bool{"color": true, "hooks": false, "memory": fa
 // front door.
 var reinTools = []string{"read", "write", "edit", "bash", "grep", "find", "ls", "agent", "agent_cancel", "skill", "work_complete"}
 
-var validName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.:\-]*$`)
+// validName is what a name may hold: what Claude Code accepts, less the
+// characters that would break a rule such as Agent(a, b).
+var validName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} _.:\-]{0,127}$`)
 
 // decode turns the keys of one definition (front matter decoded from
 // YAML, or one --agents JSON object) into d. A problem that makes the
@@ -60,7 +62,7 @@ func decode(raw map[string]any, d *Definition, known func(string) bool) error {
 		return fmt.Errorf("has no name; add a line such as name: code-reviewer")
 	}
 	if !validName.MatchString(d.Name) {
-		return fmt.Errorf("name %q is not a valid agent name (letters, digits, '-', '_', '.' and ':', starting with a letter or digit)", d.Name)
+		return fmt.Errorf("name %q is not a valid agent name (up to 128 letters, digits, blanks, '-', '_', '.' and ':', starting with a letter or digit)", d.Name)
 	}
 	if strings.TrimSpace(d.Description) == "" {
 		return fmt.Errorf("has no description; add one saying when to use the agent, such as description: Reviews code after changes")
@@ -108,11 +110,14 @@ func decodeKey(k string, v any, d *Definition) error {
 	case "maxTurns":
 		d.MaxTurns, err = turns(v)
 	case "background":
-		b, ok := v.(bool)
-		if !ok && v != nil {
+		switch v {
+		case nil, false, "false":
+			d.Background = false
+		case true, "true":
+			d.Background = true
+		default:
 			return fmt.Errorf("background is %v; write true or false", v)
 		}
-		d.Background = b
 	case "timeout":
 		d.Timeout, err = timeout(v)
 	}

@@ -142,7 +142,7 @@ func (u *Usage) Add(o Usage) {
 }
 
 func usageOf(u llm.Usage) Usage {
-	return Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}
+	return Usage{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite, Reasoning: u.Reasoning}
 }
 
 // Compaction is one compaction in a run.

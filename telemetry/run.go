@@ -189,7 +189,6 @@ func (r *Run) snapshotLocked() Record {
 	rec.Fallbacks = append([]Fallback(nil), rec.Fallbacks...)
 	rec.Children = append([]Child(nil), rec.Children...)
 	rec.Usage = usageOf(r.meter.Own())
-	rec.Usage.Reasoning = r.rec.Usage.Reasoning
 	rec.Cost = r.meter.Own().Cost.Total
 	return rec
 }
@@ -270,7 +269,6 @@ func (r *Run) End(res harness.Result, err error) Record {
 	}
 	if p := r.parent; p != nil {
 		total := usageOf(r.meter.Total())
-		total.Reasoning = rec.Usage.Reasoning
 		c := Child{ID: rec.ID, Agent: rec.Agent, Outcome: rec.Outcome, Usage: total, Cost: r.meter.Total().Cost.Total}
 		p.mu.Lock()
 		p.rec.Children = append(p.rec.Children, c)

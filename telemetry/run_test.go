@@ -176,3 +176,21 @@ func TestBusyPromptLeavesNoRecord(t *testing.T) {
 		t.Errorf("a busy prompt left records %+v (%v) or session entries", recs, err)
 	}
 }
+
+// Reasoning tokens the provider reports reach the record as the part of
+// the output they are, summed over the run's requests.
+func TestRecordCountsReasoningTokens(t *testing.T) {
+	think := func(in, out, reasoning int, c ...llm.Content) faux.Reply {
+		r := fixed(in, out, c...)
+		r.Message.Usage.Reasoning = reasoning
+		return r
+	}
+	e := newEnv(t, Limits{}, think(100, 80, 60, echoCall("a")), think(200, 30, 12, llm.Text("done")))
+	_, err, rec := e.prompt(t, context.Background(), e.h, Info{}, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Usage.Output != 110 || rec.Usage.Reasoning != 72 {
+		t.Errorf("usage %+v, want output 110 of which reasoning 72", rec.Usage)
+	}
+}

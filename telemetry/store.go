@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -102,38 +103,50 @@ func (s *Store) Read(since time.Time) ([]Record, []Problem, error) {
 	return recs, probs, nil
 }
 
+// readFile adds the records of one file to recs. Lines are decoded in
+// parallel, one share per processor, and applied in file order: a later
+// line of a run replaces the earlier one, as Append's final line replaces
+// its first.
 func readFile(name string, since time.Time, recs []Record, probs []Problem, index map[string]int) ([]Record, []Problem, error) {
-	f, err := os.Open(name)
+	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return recs, probs, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+	lines := bytes.Split(data, []byte("\n"))
+	decoded := make([]Record, len(lines))
+	errs := make([]error, len(lines))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(lines); i += workers {
+				if line := bytes.TrimSpace(lines[i]); len(line) > 0 {
+					errs[i] = jsonv2.Unmarshal(line, &decoded[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for i, line := range lines {
+		n := i + 1
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var rec Record
-		if err := jsonv2.Unmarshal(line, &rec); err != nil {
-			probs = append(probs, Problem{File: name, Line: n, Err: err})
+		rec := decoded[i]
+		switch {
+		case errs[i] != nil:
+			probs = append(probs, Problem{File: name, Line: n, Err: errs[i]})
 			continue
-		}
-		if rec.ID == "" {
+		case rec.ID == "":
 			probs = append(probs, Problem{File: name, Line: n, Err: errors.New("a record without an id")})
 			continue
-		}
-		if rec.Version > RecordVersion {
+		case rec.Version > RecordVersion:
 			probs = append(probs, Problem{File: name, Line: n, Err: fmt.Errorf("record version %d is newer than this rein reads (%d)", rec.Version, RecordVersion)})
 			continue
-		}
-		if !since.IsZero() && rec.Start.Before(since) {
+		case !since.IsZero() && rec.Start.Before(since):
 			continue
 		}
 		if i, ok := index[rec.ID]; ok {
@@ -142,9 +155,6 @@ func readFile(name string, since time.Time, recs []Record, probs []Problem, inde
 		}
 		index[rec.ID] = len(recs)
 		recs = append(recs, rec)
-	}
-	if err := sc.Err(); err != nil {
-		probs = append(probs, Problem{File: name, Line: n + 1, Err: err})
 	}
 	return recs, probs, nil
 }

@@ -52,3 +52,27 @@ type ToolSpan interface {
 	// guard and permission decisions are among its Notes).
 	End(res *tool.Result)
 }
+
+// Propagator is a Tracer that can name the span a context carries in W3C
+// trace-context form, so that programs rein starts (hooks) and servers
+// it calls (MCP) continue the trace.
+type Propagator interface {
+	// TraceContext returns the traceparent (and tracestate, "" when none)
+	// of the span in ctx; "" when ctx carries none.
+	TraceContext(ctx context.Context) (traceparent, tracestate string)
+}
+
+// TraceContext returns the W3C trace context of the run ctx carries: its
+// span, or the span of the request or tool inside it. It returns "" when
+// no run is traced or its tracer cannot propagate.
+func TraceContext(ctx context.Context) (traceparent, tracestate string) {
+	r := RunFrom(ctx)
+	if r == nil {
+		return "", ""
+	}
+	p, ok := r.t.o.Tracer.(Propagator)
+	if !ok {
+		return "", ""
+	}
+	return p.TraceContext(ctx)
+}

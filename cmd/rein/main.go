@@ -81,6 +81,8 @@ type env struct {
 	// onInterrupt, when set, handles Ctrl-C instead of cancelling the
 	// command; it reports whether it did.
 	onInterrupt func() bool
+	// exits run when the command returns, last added first.
+	exits []func()
 }
 
 // setInterrupt installs a Ctrl-C handler; nil restores the default
@@ -89,6 +91,24 @@ func (e *env) setInterrupt(f func() bool) {
 	e.mu.Lock()
 	e.onInterrupt = f
 	e.mu.Unlock()
+}
+
+// atExit runs f when the command returns.
+func (e *env) atExit(f func()) {
+	e.mu.Lock()
+	e.exits = append(e.exits, f)
+	e.mu.Unlock()
+}
+
+// exit runs the functions atExit was given, last first.
+func (e *env) exit() {
+	e.mu.Lock()
+	fs := e.exits
+	e.exits = nil
+	e.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
 }
 
 // interrupt handles one Ctrl-C and reports whether the command took care
@@ -139,6 +159,7 @@ func main() {
 // execute runs the command line and returns the exit code.
 func execute(ctx context.Context, e *env, args []string) int {
 	defer redactOutputs(e)()
+	defer e.exit()
 	root := newRootCmd(e)
 	root.SetArgs(resumeArgs(args))
 	root.SetIn(e.stdin)

@@ -100,6 +100,12 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 	if co.Frontend == "" {
 		co.Frontend = "run"
 	}
+	set, closeLogs, err := openLogs(e, co.Frontend == "tui", o.workdir)
+	if err != nil {
+		return co, &exitError{code: 2, err: err}
+	}
+	co.Logs = set
+	e.atExit(closeLogs)
 	if o.answerable {
 		co.ConfirmTrust = confirmTrust(e)
 	}

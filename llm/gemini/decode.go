@@ -156,7 +156,7 @@ func (d *decoder) apply() bool {
 	if c.hasUsage {
 		u := c.usage
 		input := u.prompt + u.toolUse - u.cached
-		*e.Usage() = llm.Usage{Input: max(input, 0), Output: u.candidates + u.thoughts, CacheRead: u.cached}
+		*e.Usage() = llm.Usage{Input: max(input, 0), Output: u.candidates + u.thoughts, CacheRead: u.cached, Reasoning: max(u.thoughts, 0)}
 	}
 	for _, f := range c.extras {
 		d.keep(f)

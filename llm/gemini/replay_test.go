@@ -43,20 +43,20 @@ var replayFacts = []struct {
 	{
 		file: "adk-gemini25flash-text.sse", model: "gemini-2.5-flash", version: "gemini-2.5-flash",
 		responseID: "yFWYabnBB8Wg1e8P3ZTdiAY", stop: llm.StopEnd,
-		usage:  llm.Usage{Input: 11, Output: 34, Total: 45},
+		usage:  llm.Usage{Input: 11, Output: 34, Reasoning: 33, Total: 45},
 		blocks: []block{{typ: llm.ContentText, prefix: "Paris", suffix: "Paris"}},
 		extra:  `"promptTokensDetails":[{"modality":"TEXT","tokenCount":11}]`,
 	},
 	{
 		file: "adk-gemini25flash-multichunk-text.sse", model: "gemini-2.5-flash", version: "gemini-2.5-flash",
 		responseID: "1Cawad6GGqqAvdIPveLuiAU", stop: llm.StopEnd,
-		usage:  llm.Usage{Input: 30, Output: 510, Total: 540},
+		usage:  llm.Usage{Input: 30, Output: 510, Reasoning: 33, Total: 540},
 		blocks: []block{{typ: llm.ContentText, prefix: "The capital of Poland is **Warsaw** (Polish: *Warszawa*).", suffix: "human spirit to rebuild and thrive."}},
 	},
 	{
 		file: "adk-gemini25flash-thoughts-text.sse", model: "gemini-2.5-flash", version: "gemini-2.5-flash",
 		responseID: "cjGwadCGE7yvnsEP3tfsiQk", stop: llm.StopEnd,
-		usage: llm.Usage{Input: 51, Output: 1979, Total: 2030},
+		usage: llm.Usage{Input: 51, Output: 1979, Reasoning: 1234, Total: 2030},
 		blocks: []block{
 			{typ: llm.ContentThinking, prefix: "**Calculating Prime Sum**\n\n", suffix: "I stand by my answer.\n\n\n"},
 			{typ: llm.ContentText, prefix: "To find the sum of the first 50 prime numbers", suffix: "The sum of the first 50 prime numbers is 5117."},
@@ -65,7 +65,7 @@ var replayFacts = []struct {
 	{
 		file: "adk-gemini25flash-parallel-tools.sse", model: "gemini-2.5-flash", version: "gemini-2.5-flash",
 		responseID: "ZiS5ae3fFoSAkdUPnfrxqQU", stop: llm.StopToolUse,
-		usage: llm.Usage{Input: 171, Output: 131, Total: 302},
+		usage: llm.Usage{Input: 171, Output: 131, Reasoning: 77, Total: 302},
 		blocks: []block{
 			{typ: llm.ContentToolCall, name: "sum", id: "gemini_ZiS5ae3fFoSAkdUPnfrxqQU_0", args: `{"a":2,"b":3}`, sigPrefix: "CmIBvj72+4pAeKnGzc+2"},
 			{typ: llm.ContentToolCall, name: "sum", id: "gemini_ZiS5ae3fFoSAkdUPnfrxqQU_1", args: `{"a":4,"b":5}`},
@@ -82,7 +82,7 @@ var replayFacts = []struct {
 	{
 		file: "adk-gemini3flash-parallel-tools.sse", model: "gemini-3-flash-preview", version: "gemini-3-flash-preview",
 		responseID: "aiS5abqwJJf7nsEPuIy3wQQ", stop: llm.StopToolUse,
-		usage: llm.Usage{Input: 161, Output: 93, Total: 254},
+		usage: llm.Usage{Input: 161, Output: 93, Reasoning: 45, Total: 254},
 		blocks: []block{
 			{typ: llm.ContentToolCall, name: "sum", id: "3ae8iwca", args: `{"b":3,"a":2}`, sigPrefix: "EukBCuYBAb4+9vt/vxxS"},
 			{typ: llm.ContentToolCall, name: "sum", id: "up3kf30e", args: `{"a":4,"b":5}`},
@@ -92,7 +92,7 @@ var replayFacts = []struct {
 	{
 		file: "adk-gemini31pro-parallel-tools.sse", model: "gemini-3.1-pro-preview", version: "gemini-3.1-pro-preview",
 		responseID: "ciS5aZnUG9KqkdUP5eK_kAY", stop: llm.StopToolUse,
-		usage: llm.Usage{Input: 161, Output: 252, Total: 413},
+		usage: llm.Usage{Input: 161, Output: 252, Reasoning: 204, Total: 413},
 		blocks: []block{
 			{typ: llm.ContentToolCall, name: "sum", id: "okz0loqw", args: `{"a":2,"b":3}`, sigPrefix: "EqYGCqMGAb4+9vv52GL4"},
 			{typ: llm.ContentToolCall, name: "sum", id: "55jh6i4d", args: `{"b":5,"a":4}`},
@@ -103,7 +103,7 @@ var replayFacts = []struct {
 		file: "adk-gemini31pro-parallel-tools-followup.sse", model: "gemini-3.1-pro-preview", version: "gemini-3.1-pro-preview",
 		responseID: "dSS5ab-cA-vgnsEP8_61wAQ", stop: llm.StopEnd,
 		// promptTokenCount grows from 236 to 440 in the last chunk: the last one counts.
-		usage: llm.Usage{Input: 440, Output: 114, Total: 554},
+		usage: llm.Usage{Input: 440, Output: 114, Reasoning: 75, Total: 554},
 		blocks: []block{
 			// The signature rode on an empty final text part; it stays on the text.
 			{typ: llm.ContentText, prefix: "Here are the results of your additions:\n* 2 + 3 = 5\n* 4 + 5 = 9\n* 6 + 7 = 13", suffix: "6 + 7 = 13", sigPrefix: "EsICCr8CAb4+9vvi0hPd"},
@@ -112,7 +112,7 @@ var replayFacts = []struct {
 	{
 		file: "fantasy-gemini25flash-thinking-tool.sse", model: "gemini-2.5-flash", version: "gemini-2.5-flash",
 		responseID: "zwCzaYWfAbnoz7IPmc_m6Q4", stop: llm.StopToolUse,
-		usage: llm.Usage{Input: 54, Output: 76, Total: 130},
+		usage: llm.Usage{Input: 54, Output: 76, Reasoning: 62, Total: 130},
 		blocks: []block{
 			{typ: llm.ContentThinking, prefix: "**Determining the Weather Inquiry**", suffix: "easily resolved.\n\n\n"},
 			{typ: llm.ContentToolCall, name: "weather", id: "gemini_zwCzaYWfAbnoz7IPmc_m6Q4_0", args: `{"location":"Florence, Italy"}`, sigPrefix: "CiQBvj72+y6VX8BA4jML"},
@@ -121,7 +121,7 @@ var replayFacts = []struct {
 	{
 		file: "fantasy-gemini3pro-parallel-tools.sse", model: "gemini-3-pro-preview", version: "gemini-3.1-pro-preview",
 		responseID: "UwCzaaGdI_aEz7IPqoinwQM", stop: llm.StopToolUse,
-		usage: llm.Usage{Input: 157, Output: 470, Total: 627},
+		usage: llm.Usage{Input: 157, Output: 470, Reasoning: 438, Total: 627},
 		blocks: []block{
 			{typ: llm.ContentToolCall, name: "add", id: "8hd01vsf", args: `{"a":2,"b":3}`, sigPrefix: "EsINCr8NAb4+9vvezzPl"},
 			{typ: llm.ContentToolCall, name: "multiply", id: "k0srpqrc", args: `{"b":3,"a":2}`},
@@ -130,7 +130,7 @@ var replayFacts = []struct {
 	{
 		file: "pai-gemini25pro-thoughts.sse", model: "gemini-2.5-pro", version: "gemini-2.5-pro",
 		responseID: "beHBaJfEMIi-qtsP3769-Q8", stop: llm.StopEnd,
-		usage: llm.Usage{Input: 34, Output: 1256, Total: 1290},
+		usage: llm.Usage{Input: 34, Output: 1256, Reasoning: 787, Total: 1290},
 		blocks: []block{
 			{typ: llm.ContentThinking, prefix: "**Clarifying User Goals**", suffix: "regardless of specific circumstances or locations.\n\n\n"},
 			{typ: llm.ContentText, prefix: "This is a great question! Safely crossing the street", suffix: "Always assume a driver might not see you.", sigPrefix: "CiIB0e2Kb6Syj1a961Ef"},
@@ -333,6 +333,7 @@ func referenceDecode(t *testing.T, raw []byte, req *llm.Request) llm.Message {
 		Input:     counts["promptTokenCount"] - counts["cachedContentTokenCount"],
 		Output:    counts["candidatesTokenCount"] + counts["thoughtsTokenCount"],
 		CacheRead: counts["cachedContentTokenCount"],
+		Reasoning: counts["thoughtsTokenCount"],
 	}
 	u.Finish(req.Model.Price)
 	if u.Total != counts["totalTokenCount"] {

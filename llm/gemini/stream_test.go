@@ -109,7 +109,7 @@ func TestFinishReasons(t *testing.T) {
 
 func TestCachedTokens(t *testing.T) {
 	r := replay(t, frames(`{"candidates": [{"content": {"parts": [{"text": "ok"}]},"finishReason": "STOP"}],"usageMetadata": {"promptTokenCount": 1000,"candidatesTokenCount": 10,"thoughtsTokenCount": 5,"cachedContentTokenCount": 800,"toolUsePromptTokenCount": 20,"totalTokenCount": 1035}}`))
-	want := llm.Usage{Input: 220, Output: 15, CacheRead: 800, Total: 1035}
+	want := llm.Usage{Input: 220, Output: 15, CacheRead: 800, Reasoning: 5, Total: 1035}
 	if diff := cmp.Diff(want, *r.msg.Usage); diff != "" {
 		t.Errorf("usage (-want +got):\n%s", diff)
 	}

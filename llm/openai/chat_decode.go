@@ -50,6 +50,7 @@ func (u wireUsage) apply(e *llm.Emitter) {
 	out.Input = max(u.prompt, 0) - cached
 	out.CacheRead = cached
 	out.Output = max(u.completion, 0)
+	out.Reasoning = min(max(u.reasoning, 0), out.Output)
 }
 
 func newChatDecoder(e *llm.Emitter, provider string, cp Compat, secrets ...string) *chatDecoder {

@@ -23,6 +23,12 @@ func usage(in, out, cached int) *llm.Usage {
 	return &llm.Usage{Input: in, Output: out, CacheRead: cached, Total: in + out + cached}
 }
 
+// reasoned sets the reasoning part of u's output.
+func reasoned(u *llm.Usage, n int) *llm.Usage {
+	u.Reasoning = n
+	return u
+}
+
 // chatOracle computes the text and reasoning of a recorded Chat stream
 // with encoding/json, independently of the decoder under test.
 func chatOracle(t *testing.T, body []byte) (text, reasoning string) {
@@ -92,11 +98,11 @@ func TestChatReplaysRecordedStreams(t *testing.T) {
 		}},
 		{file: "fantasy-gpt5-tool.sse", provider: "openai", want: func(*testing.T, []byte) llm.Message {
 			// 89 completion tokens, 64 of them reasoning: Output counts both.
-			return msg("openai", "gpt-5-2025-08-07", "chatcmpl-DuLdov3Qna0hmlIwzwWCG9FRhpJh7", llm.StopToolUse, usage(145, 89, 0),
+			return msg("openai", "gpt-5-2025-08-07", "chatcmpl-DuLdov3Qna0hmlIwzwWCG9FRhpJh7", llm.StopToolUse, reasoned(usage(145, 89, 0), 64),
 				toolCall("call_eKRQDHJdZUhEXo1K1cobzFrl", "weather", weatherArgs))
 		}},
 		{file: "fantasy-gpt5-tool-result-followup.sse", provider: "openai", want: func(*testing.T, []byte) llm.Message {
-			return msg("openai", "gpt-5-2025-08-07", "chatcmpl-DuLdqPnSNpAmUBdBXOvPaANHkr3n5", llm.StopEnd, usage(176, 228, 0),
+			return msg("openai", "gpt-5-2025-08-07", "chatcmpl-DuLdqPnSNpAmUBdBXOvPaANHkr3n5", llm.StopEnd, reasoned(usage(176, 228, 0), 192),
 				llm.Text("It’s currently about 40°C (104°F) in Florence, Italy. Want a forecast or more details like wind and humidity?"))
 		}},
 		{file: "pai-gpt4o-parallel-tools.sse", provider: "openai", want: func(*testing.T, []byte) llm.Message {
@@ -121,11 +127,11 @@ func TestChatReplaysRecordedStreams(t *testing.T) {
 			if text != "Hello there! 😊 How can I help you today?" {
 				t.Fatalf("oracle text = %q", text)
 			}
-			return msg("deepseek", "deepseek-reasoner", "33be18fc-3842-486c-8c29-dd8e578f7f20", llm.StopEnd, usage(6, 212, 0),
+			return msg("deepseek", "deepseek-reasoner", "33be18fc-3842-486c-8c29-dd8e578f7f20", llm.StopEnd, reasoned(usage(6, 212, 0), 198),
 				llm.Thinking(reasoning, ""), llm.Text(text))
 		}},
 		{file: "compat-openrouter-error-chunk.sse", provider: "openrouter", code: llm.CodeUnknown, want: func(*testing.T, []byte) llm.Message {
-			m := msg("openrouter", "minimax/minimax-m2:free", "gen-1762179802-UN8pkJI4AGZvryk0kFnb", llm.StopError, usage(43, 10, 0),
+			m := msg("openrouter", "minimax/minimax-m2:free", "gen-1762179802-UN8pkJI4AGZvryk0kFnb", llm.StopError, reasoned(usage(43, 10, 0), 10),
 				llm.Thinking("We need to respond to a greeting. The user", ""))
 			m.ErrorCode = llm.CodeUnknown
 			m.ErrorMessage = "openrouter: unknown: Token limit reached (the reply had already stopped at its output token limit)"
@@ -164,7 +170,7 @@ func TestChatCachedAndReasoningUsage(t *testing.T) {
 	if u == nil {
 		t.Fatal("no usage")
 	}
-	want := llm.Usage{Input: 200, Output: 50, CacheRead: 800, Total: 1050}
+	want := llm.Usage{Input: 200, Output: 50, CacheRead: 800, Reasoning: 30, Total: 1050}
 	got := *u
 	got.Cost = llm.Cost{}
 	if diff := cmp.Diff(want, got); diff != "" {

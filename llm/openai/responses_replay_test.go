@@ -109,7 +109,7 @@ func TestResponsesReplaysRecordedStreams(t *testing.T) {
 				t.Fatalf("oracle encrypted content = %.30q", enc)
 			}
 			// Output 121 includes the 64 reasoning tokens.
-			return msg("gpt-5-2025-08-07", "resp_017e85da2ae23b69016a3c12518cc0819da56cbbdd33f128f3", llm.StopToolUse, usage(63, 121, 0),
+			return msg("gpt-5-2025-08-07", "resp_017e85da2ae23b69016a3c12518cc0819da56cbbdd33f128f3", llm.StopToolUse, reasoned(usage(63, 121, 0), 64),
 				withExtra(llm.Thinking(summary, enc), idExtra(rs)),
 				withExtra(toolCall("call_zgUaIBRPTwxxOusyyKw5NVMH", "weather", weather), idExtra("fc_017e85da2ae23b69016a3c12560820819db3b6e8a38dddad65")))
 		}},
@@ -118,14 +118,14 @@ func TestResponsesReplaysRecordedStreams(t *testing.T) {
 			if len(o.summary[rs]) != 423 {
 				t.Fatalf("oracle summary is %d bytes", len(o.summary[rs]))
 			}
-			return msg("gpt-5-2025-08-07", "resp_065915db01d8635a016a3c125658a081a38159e7d307d23d65", llm.StopEnd, usage(92, 456, 0),
+			return msg("gpt-5-2025-08-07", "resp_065915db01d8635a016a3c125658a081a38159e7d307d23d65", llm.StopEnd, reasoned(usage(92, 456, 0), 384),
 				withExtra(llm.Thinking(o.summary[rs], o.encrypted(t, rs)), idExtra(rs)),
 				withExtra(llm.Text("Right now in Florence, Italy, it’s about 40°C (104°F). Would you like a forecast or details like wind and humidity?"), idExtra(ms)))
 		}},
 		{file: "fantasy-o4-mini-tool.sse", want: func(*testing.T, respOracle) llm.Message {
 			// A reasoning item with neither summary nor encrypted content:
 			// kept (with its id) as an empty thinking block.
-			return msg("o4-mini-2025-04-16", "resp_0b86a26c238e40a9016a3c123bf5a4819e85647c55ab434a69", llm.StopToolUse, usage(60, 210, 0),
+			return msg("o4-mini-2025-04-16", "resp_0b86a26c238e40a9016a3c123bf5a4819e85647c55ab434a69", llm.StopToolUse, reasoned(usage(60, 210, 0), 128),
 				withExtra(llm.Thinking("", ""), idExtra("rs_0b86a26c238e40a9016a3c123d2a20819eb9a8dce83808a2ea")),
 				withExtra(toolCall("call_eK7Vcp3N6x11thqQ8JcD8HZq", "weather", weather), idExtra("fc_0b86a26c238e40a9016a3c1240e7f0819ebc9c2535efaaf360")))
 		}},
@@ -133,7 +133,7 @@ func TestResponsesReplaysRecordedStreams(t *testing.T) {
 			rs := "rs_0050471a34b36ae60068c97bac4dcc819595fd0f80d6b3c405"
 			th := withExtra(llm.Thinking("", o.encrypted(t, rs)), idExtra(rs))
 			th.Redacted = true // encrypted reasoning, no summary requested
-			return msg("gpt-5-2025-08-07", "resp_0050471a34b36ae60068c97b94a480819587a9d70cf2979b33", llm.StopToolUse, usage(53, 469, 0),
+			return msg("gpt-5-2025-08-07", "resp_0050471a34b36ae60068c97b94a480819587a9d70cf2979b33", llm.StopToolUse, reasoned(usage(53, 469, 0), 448),
 				th, withExtra(toolCall("call_CWXgs68YprAjp6t0371hiPOI", "final_result", `{"result":6666}`), idExtra("fc_0050471a34b36ae60068c97bf19d9c819590eaf42c0edc1042")))
 		}},
 		{file: "pai-gpt4o-tool.sse", want: func(*testing.T, respOracle) llm.Message {

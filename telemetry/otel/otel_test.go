@@ -121,7 +121,7 @@ func TestTraceOfARun(t *testing.T) {
 		fixed(1000, 10, llm.Text("first answer")),
 		fixed(170_000, 20, faux.Call("echo", `{"v":"x"}`)),
 		fixed(4000, 300, llm.Text("summary of the work")),
-		fixed(2000, 30, llm.Text("done")))
+		reasoned(fixed(2000, 30, llm.Text("done")), 25))
 	h := agent(t, tel, p)
 	if rec := prompt(t, tel, h, "coder", "first"); rec.Outcome != telemetry.OutcomeCompleted {
 		t.Fatalf("first run: %+v", rec)
@@ -149,7 +149,7 @@ func TestTraceOfARun(t *testing.T) {
 	}
 	for k, v := range map[string]string{
 		"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "coder", "gen_ai.conversation.id": "sess-1",
-		"gen_ai.usage.output_tokens": "350", "rein.run.outcome": "completed", "rein.run.tool_calls": "1", "rein.run.id": rec.ID,
+		"gen_ai.usage.output_tokens": "350", "gen_ai.usage.reasoning.output_tokens": "25", "rein.run.outcome": "completed", "rein.run.tool_calls": "1", "rein.run.id": rec.ID,
 	} {
 		if run.attrs[k] != v {
 			t.Errorf("run span %s = %q, want %q", k, run.attrs[k], v)
@@ -239,5 +239,49 @@ func TestContentCaptureIsRedactedAndCapped(t *testing.T) {
 	}
 	if !sawOutput {
 		t.Error("no redacted output message recorded")
+	}
+}
+
+// reasoned says that n of r's output tokens were reasoning.
+func reasoned(r faux.Reply, n int) faux.Reply {
+	r.Message.Usage.Reasoning = n
+	return r
+}
+
+// A tool called in a traced run sees the run's span as its trace context
+// (what rein hands to hooks and MCP servers), inside the TRACEPARENT of
+// the process.
+func TestToolsSeeTheRunSpan(t *testing.T) {
+	rcv := newReceiver(t)
+	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Version: "test",
+		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.srv.URL, "OTEL_METRICS_EXPORTER", "none", "TRACEPARENT", "00-"+parentTrace+"-"+parentSpan+"-01")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tel := telemetry.New(telemetry.Options{Tracer: tr})
+	var seen string
+	probe := tool.MustNew("probe", "reports the trace context", func(ctx context.Context, _ *tool.Call, _ struct{}) (tool.Result, error) {
+		seen, _ = telemetry.TraceContext(ctx)
+		return tool.Text("ok"), nil
+	})
+	reg, err := tool.NewRegistry(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := harness.New(harness.Options{Provider: tel.Provider(faux.New(fixed(10, 1, faux.Call("probe", `{}`)), fixed(10, 1, llm.Text("done")))),
+		Model: faux.Model(), Tools: reg, NoGuards: true, System: []llm.SystemPart{{Text: "system"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt(t, tel, h, "coder", "go")
+	if err := stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runs := byName(rcv.Spans(), "invoke_agent coder")
+	if len(runs) != 1 {
+		t.Fatalf("%d run spans", len(runs))
+	}
+	if want := "00-" + parentTrace + "-" + runs[0].id + "-01"; seen != want {
+		t.Errorf("the tool saw trace context %q, want %q", seen, want)
 	}
 }

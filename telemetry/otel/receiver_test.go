@@ -37,7 +37,7 @@ type span struct {
 	service, scope string
 }
 
-func newReceiver(t *testing.T) *receiver {
+func newReceiver(t testing.TB) *receiver {
 	t.Helper()
 	r := &receiver{}
 	r.srv = httptest.NewServer(http.HandlerFunc(r.serve))

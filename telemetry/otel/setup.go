@@ -126,13 +126,13 @@ func resolve(s telemetry.TraceSettings) (settings, error) {
 	return out, nil
 }
 
-// errorHandler is installed as OpenTelemetry's global error handler, so
-// that the SDK's own reports reach the user through the same one warning
-// instead of the SDK's default log line on every failed export.
-var errorHandler struct {
-	mu   sync.Mutex
-	fail *failure
-}
+// silent is installed as OpenTelemetry's global error handler so that the
+// SDK does not log a line on every failed export. Failures reach the user
+// through the exporter wrappers of each Setup (spanExporter,
+// metricExporter), once: the global handler cannot tell which Setup an
+// error belongs to, so an exporter still retrying after its shutdown would
+// otherwise warn in the name of a later one.
+var silent = otel.ErrorHandlerFunc(func(error) {})
 
 // failure reports the first export error, once.
 type failure struct {
@@ -164,15 +164,7 @@ func Setup(ctx context.Context, s telemetry.TraceSettings) (telemetry.Tracer, fu
 		return nil, nil, err
 	}
 	fail := &failure{warn: s.Warn}
-	errorHandler.mu.Lock()
-	errorHandler.fail = fail
-	errorHandler.mu.Unlock()
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		errorHandler.mu.Lock()
-		f := errorHandler.fail
-		errorHandler.mu.Unlock()
-		f.report("sdk", err)
-	}))
+	otel.SetErrorHandler(silent)
 	retry := otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 250 * time.Millisecond, MaxInterval: time.Second, MaxElapsedTime: set.timeout}
 	topts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(set.traces), otlptracehttp.WithTimeout(set.timeout), otlptracehttp.WithRetry(retry)}
 	if len(set.headers) > 0 {

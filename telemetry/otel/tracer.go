@@ -52,6 +52,10 @@ const (
 	KeyBudgetLimit  = attribute.Key("rein.budget.limit")
 	KeyBudgetSpent  = attribute.Key("rein.budget.spent")
 	KeyBudgetMax    = attribute.Key("rein.budget.max")
+	// KeyReasoningTokens is the GenAI conventions' name, newer than the
+	// semconv package pinned here, for the part of the output tokens spent
+	// reasoning; set only when the provider reports it.
+	KeyReasoningTokens = attribute.Key("gen_ai.usage.reasoning.output_tokens")
 )
 
 // Span and event names.
@@ -109,6 +113,13 @@ func (t *tracer) start(ctx context.Context) context.Context {
 	return ctx
 }
 
+// TraceContext names the span ctx carries in W3C trace-context form.
+func (t *tracer) TraceContext(ctx context.Context) (string, string) {
+	c := propagation.MapCarrier{}
+	propagation.TraceContext{}.Inject(ctx, c)
+	return c["traceparent"], c["tracestate"]
+}
+
 // providerName maps rein's provider names to the conventions' values.
 func providerName(p string) string {
 	switch p {
@@ -160,6 +171,9 @@ func (s *runSpan) End(rec *telemetry.Record) {
 		semconv.GenAIUsageCacheReadInputTokens(u.CacheRead), semconv.GenAIUsageCacheCreationInputTokens(u.CacheWrite),
 		KeyOutcome.String(string(rec.Outcome)), KeyStop.String(rec.Stop), KeyTurns.Int(rec.Turns),
 		KeyToolCalls.Int(rec.ToolCalls), KeyToolErrors.Int(rec.ToolErrors), KeyCost.Float64(rec.Cost))
+	if u.Reasoning > 0 {
+		s.span.SetAttributes(KeyReasoningTokens.Int(u.Reasoning))
+	}
 	if rec.ChildCost > 0 {
 		s.span.SetAttributes(KeyChildCost.Float64(rec.ChildCost))
 	}
@@ -270,6 +284,9 @@ func (s *chatSpan) End(m *llm.Message, err error) {
 			s.span.SetAttributes(semconv.GenAIUsageInputTokens(u.PromptTokens()), semconv.GenAIUsageOutputTokens(u.Output),
 				semconv.GenAIUsageCacheReadInputTokens(u.CacheRead), semconv.GenAIUsageCacheCreationInputTokens(u.CacheWrite),
 				KeyCost.Float64(u.Cost.Total))
+			if u.Reasoning > 0 {
+				s.span.SetAttributes(KeyReasoningTokens.Int(u.Reasoning))
+			}
 			s.t.tokens.Record(s.ctx, int64(u.PromptTokens()), op, prov, genaiconv.TokenTypeInput, extra...)
 			s.t.tokens.Record(s.ctx, int64(u.Output), op, prov, genaiconv.TokenTypeOutput, extra...)
 		}
