@@ -18,7 +18,8 @@ import (
 func TestCancelAbortsTheRunningToolAndAnswersCancelled(t *testing.T) {
 	e := newEnv(t)
 	p := faux.New(faux.Calls("", call("c1", "bash", `{"command":"sleep 60"}`)), faux.Text("never"))
-	cn := connect(t, e.options(p, "auto_all"), newClient())
+	o := e.options(p, "auto_all")
+	cn := connect(t, o, newClient())
 	ns := cn.start(t, e.dir, sdk.FileSystemCapabilities{})
 	type result struct {
 		resp sdk.PromptResponse
@@ -39,6 +40,7 @@ func TestCancelAbortsTheRunningToolAndAnswersCancelled(t *testing.T) {
 	if r.err != nil || r.resp.StopReason != sdk.StopReasonCancelled {
 		t.Fatalf("prompt after cancel: %v %s", r.err, show(r.resp))
 	}
+	idle(t, o)
 	// The session takes the next prompt: nothing holds it.
 	p.Push(faux.Text("again"))
 	r2, err := cn.prompt(t, ns.SessionId, "go on")
