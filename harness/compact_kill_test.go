@@ -23,6 +23,9 @@ func helperMain() bool {
 	case "soak":
 		soakChild()
 		return true
+	case "recovery":
+		recoveryChild()
+		return true
 	case "compact":
 	default:
 		return false

@@ -88,6 +88,7 @@ type Harness struct {
 	goneLogged []string
 	goneTold   bool
 	conv       conv
+	rec        recoverState
 }
 
 // config is the latest configuration. Values are replaced, never
@@ -200,6 +201,7 @@ func New(o Options) (*Harness, error) {
 	if o.Prompt != nil {
 		h.Subscribe(refreshOnCompaction(o.Prompt))
 	}
+	h.restoreFromLog()
 	return h, nil
 }
 
@@ -255,6 +257,7 @@ func (h *Harness) SwitchStore(s Store) error {
 	h.store.Store(&storeRef{s})
 	h.conv = conv{}
 	h.recorded = recordedFrom(s.Context())
+	h.switchRecoveryLocked(s)
 	h.forgetReads()
 	return nil
 }

@@ -36,8 +36,12 @@ func (h *Harness) enqueue(op string, q *[]llm.Message, text string, images []llm
 		return err
 	}
 	h.mu.Lock()
+	defer h.mu.Unlock()
+	// The queued entry makes the message survive a crash (recover.go).
+	if err := h.journalQueuedLocked(op, &m); err != nil {
+		return err
+	}
 	*q = append(*q, m)
-	h.mu.Unlock()
 	return nil
 }
 
@@ -129,6 +133,8 @@ func (h *Harness) drain(q *[]llm.Message, mode *QueueMode) []llm.Message {
 // listeners and hooks, and while idle, where it only clears the queues.
 func (h *Harness) Abort() {
 	h.mu.Lock()
+	h.dequeueLocked(h.steer)
+	h.dequeueLocked(h.follow)
 	h.steer, h.follow = nil, nil
 	cancel := h.cancel
 	h.mu.Unlock()

@@ -114,6 +114,12 @@ func (r *run) start(ctx context.Context, prompt llm.Message) error {
 	if err := r.snapshot(ctx); err != nil {
 		return err
 	}
+	recovered, err := r.recoverCalls(ctx)
+	r.added = append(r.added, recovered...)
+	r.msgs = append(r.msgs, recovered...)
+	if err != nil {
+		return err
+	}
 	res, err := h.hooks.RunBeforeAgentStart(ctx, &hook.BeforeAgentStartEvent{Prompt: prompt, Messages: r.msgs, System: r.snap.System})
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func (r *run) snapshot(ctx context.Context) error {
 func (r *run) settings() agent.Settings {
 	s := &r.snap
 	return agent.Settings{
-		Provider: r.contextProvider(r.h.hooks.ProviderMiddleware()(s.Provider)), Model: s.Model, System: s.System,
+		Provider: r.journalProvider(r.contextProvider(r.h.hooks.ProviderMiddleware()(s.Provider))), Model: s.Model, System: s.System,
 		Tools: s.Tools, Middleware: r.middleware(s.Model), Thinking: s.Thinking, Options: s.Options,
 		MaxTokens: s.MaxTokens, Temperature: s.Temperature,
 	}
@@ -108,7 +108,7 @@ func (r *run) middleware(m llm.Model) []tool.Middleware {
 		gate = g[0]
 	}
 	return ToolChain(Chain{Gate: gate, Hooks: h.hooks.ToolMiddleware(r.hookFailed), Guard: h.guardMW, Prompt: h.promptMW,
-		Middleware: h.mw, Limit: lim, Timeout: h.timeout})
+		Middleware: h.mw, Limit: lim, Timeout: h.timeout, Journal: h.journalTools()})
 }
 
 // Chain holds the parts of the tool chain; nil parts are left out.
@@ -119,6 +119,8 @@ type Chain struct {
 	Middleware []tool.Middleware
 	Limit      tool.LimitOptions
 	Timeout    time.Duration
+	// Journal records each call's start and end in the session log.
+	Journal tool.Middleware
 }
 
 // ToolChain is the one order every tool call passes through, outermost
@@ -138,14 +140,21 @@ type Chain struct {
 //     gate, which check what a call changed;
 //  6. the output limit: after everything that adds text, so that no
 //     result exceeds it (the whole output is saved);
-//  7. the timeout, closest to the tool, so that it bounds the tool alone.
+//  7. the timeout, so that it bounds the tool alone;
+//  8. the journal, closest to the tool: its tool_started entry means the
+//     tool itself was about to run, after every layer that may answer
+//     instead (see journal.go).
 func ToolChain(c Chain) []tool.Middleware {
-	mws := make([]tool.Middleware, 0, len(c.Middleware)+6)
+	mws := make([]tool.Middleware, 0, len(c.Middleware)+7)
 	for _, m := range []tool.Middleware{c.Gate, c.Hooks, c.Guard, c.Prompt} {
 		if m != nil {
 			mws = append(mws, m)
 		}
 	}
 	mws = append(mws, c.Middleware...)
-	return append(mws, tool.Limit(c.Limit), tool.Timeout(c.Timeout))
+	mws = append(mws, tool.Limit(c.Limit), tool.Timeout(c.Timeout))
+	if c.Journal != nil {
+		mws = append(mws, c.Journal)
+	}
+	return mws
 }

@@ -12,9 +12,10 @@ import (
 // Store is the session log the harness writes: *session.Session
 // satisfies it, and so does MemoryStore.
 //
-// The harness calls Append from one goroutine at a time and sometimes
-// while holding its own lock, so a Store must never call back into the
-// harness.
+// The harness calls Append sometimes while holding its own lock, and
+// from several goroutines at once (the tool calls of a batch journal
+// their start and end as they run), so Append must be safe for
+// concurrent use and a Store must never call back into the harness.
 type Store interface {
 	// Append fills the entry's ID, Parent (the current leaf) and Timestamp
 	// when empty, makes it durable and returns it as stored. A tree entry

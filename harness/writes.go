@@ -121,10 +121,16 @@ func (h *Harness) flushLocked() error {
 }
 
 // persist writes one message of the run.
+// A queued message names its queued entry, so that one line both
+// delivers it and takes it off the queue (see recover.go).
 func (h *Harness) persist(m llm.Message) error {
-	if _, err := h.append(session.Entry{Type: session.TypeMessage, Message: &m}, true); err != nil {
+	e := session.Entry{Type: session.TypeMessage, Message: &m, Queued: h.takeQueued(&m)}
+	if _, err := h.append(e, true); err != nil {
 		return &Error{Code: CodeStore, Op: "persist", Err: fmt.Errorf("writing a %s message: %w", m.Role, err)}
 	}
+	h.mu.Lock()
+	h.rec.totals.count(&m)
+	h.mu.Unlock()
 	return nil
 }
 

@@ -126,6 +126,12 @@ func (s *Session) fill(e *Entry) error {
 			return bad("%v", err)
 		}
 	default:
+		if e.Type.Journal() {
+			if err := checkJournal(e); err != nil {
+				return bad("%v", err)
+			}
+			break
+		}
 		return fmt.Errorf("%w: unknown entry type %q (use a custom entry for application data)", ErrInvalidEntry, e.Type)
 	}
 	e.Raw = nil

@@ -86,14 +86,14 @@ func (t EntryType) Known() bool {
 		TypeBranchSummary, TypeLeaf, TypeLabel, TypeSessionInfo, TypeCustom, TypeWorkItems:
 		return true
 	}
-	return false
+	return t.Journal()
 }
 
 // Side reports whether entries of type t are side entries: facts about
 // the tree that are never part of a path (leaf, label, session_info,
-// work_items).
+// work_items and the journal entries).
 func (t EntryType) Side() bool {
-	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t == TypeWorkItems
+	return t == TypeLeaf || t == TypeLabel || t == TypeSessionInfo || t == TypeWorkItems || t.Journal()
 }
 
 // Entry is one line of a session file after the header. Type says which
@@ -172,6 +172,26 @@ type Entry struct {
 	// application-defined kind; Data is any JSON value.
 	Kind string          `json:"kind,omitempty"`
 	Data json.RawMessage `json:"data,omitempty"`
+
+	// The payload of the journal entries that make crash recovery exact
+	// (see journal.go):
+	//
+	//   - request_started:  Turn
+	//   - request_settled:  Target (the request_started entry), Status
+	//   - tool_started:     CallID, ToolName, Idempotent, Turn
+	//   - tool_settled:     CallID, ToolName, Status
+	//   - queued:           Queue, Message
+	//   - dequeued:         Target (the queued entry), Status
+	//
+	// On a message entry, Queued names the queued entry the message
+	// delivers: one line both delivers it and takes it off the queue.
+	CallID     string `json:"call_id,omitempty"`
+	ToolName   string `json:"tool_name,omitempty"`
+	Idempotent bool   `json:"idempotent,omitempty"`
+	Turn       int    `json:"turn,omitempty"`
+	Status     string `json:"status,omitempty"`
+	Queue      string `json:"queue,omitempty"`
+	Queued     string `json:"queued,omitempty"`
 
 	// Items is the payload of a work_items entry: the whole work-item
 	// list as a JSON array (package work defines its elements).

@@ -478,6 +478,7 @@ func (l *log) apply(e *Entry, bad func(target string)) {
 		l.name = e.Name
 	case e.Type == TypeWorkItems:
 		l.items = e.Items
+	case e.Type.Side():
 	default:
 		l.leaf = e.ID
 	}

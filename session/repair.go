@@ -23,9 +23,10 @@ type Repair struct {
 	ToolName string
 }
 
-// repair answers the tool calls the process died in with
-// InterruptedText.
-func (s *Session) repair() error { return s.answerOpenCalls(InterruptedText) }
+// repair settles what the process died in, as far as the log alone can
+// decide (see recoverJournal); in a log without journal entries it
+// answers every open call with InterruptedText, as it always has.
+func (s *Session) repair() error { return s.recoverJournal() }
 
 // answerOpenCalls answers the tool calls left open at the leaf. It looks at the
 // tail of the active branch: the last assistant message, if only tool

@@ -25,6 +25,7 @@ type Session struct {
 	enc  encoder
 
 	repairs  []Repair
+	dropped  []Entry   // requests Open settled as dropped
 	dirty    bool      // written since the last fsync
 	lastSync time.Time // when the last fsync happened (SyncBatch)
 	broken   error     // set when a failed write could not be undone

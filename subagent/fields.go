@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/reinhq/rein/permission"
 )
@@ -27,9 +27,22 @@ var claudeOnlyKeys = map[string]bool{"color": true, "hooks": false, "memory": fa
 // front door.
 var reinTools = []string{"read", "write", "edit", "bash", "grep", "find", "ls", "agent", "agent_cancel", "skill", "work_complete"}
 
-// validName is what a name may hold: what Claude Code accepts, less the
-// characters that would break a rule such as Agent(a, b).
-var validName = regexp.MustCompile(`^[\p{L}\p{N}][\p{L}\p{N} _.:\-]{0,127}$`)
+// validName reports whether a name holds what Claude Code accepts, less
+// the characters that would break a rule such as Agent(a, b): a letter or
+// digit, then up to 127 letters, digits, blanks and "_.:-". (A regexp
+// with Unicode classes would cost every start of rein tens of
+// milliseconds to compile.)
+func validName(name string) bool {
+	n := 0
+	for i, r := range name {
+		n++
+		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+		if n > 128 || i == 0 && !word || !word && !strings.ContainsRune(" _.:-", r) {
+			return false
+		}
+	}
+	return n > 0
+}
 
 // decode turns the keys of one definition (front matter decoded from
 // YAML, or one --agents JSON object) into d. A problem that makes the
@@ -61,7 +74,7 @@ func decode(raw map[string]any, d *Definition, known func(string) bool) error {
 	if d.Name == "" {
 		return fmt.Errorf("has no name; add a line such as name: code-reviewer")
 	}
-	if !validName.MatchString(d.Name) {
+	if !validName(d.Name) {
 		return fmt.Errorf("name %q is not a valid agent name (up to 128 letters, digits, blanks, '-', '_', '.' and ':', starting with a letter or digit)", d.Name)
 	}
 	if strings.TrimSpace(d.Description) == "" {

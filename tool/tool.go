@@ -47,6 +47,12 @@ type Tool struct {
 	Mode   Mode
 	// ReadOnly marks tools that never change files or run commands.
 	ReadOnly bool
+	// Idempotent marks tools whose call, run again with the same
+	// arguments, has no effect beyond its first run. Crash recovery runs
+	// an idempotent call that was in flight again; any other call that
+	// may have started is answered as interrupted instead (see
+	// docs/long-horizon.md).
+	Idempotent bool
 	// Timeout bounds one call when the Timeout middleware is installed;
 	// zero uses the middleware's default, negative means no limit.
 	Timeout time.Duration

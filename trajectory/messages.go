@@ -28,7 +28,8 @@ type messageDecoder struct {
 // eventTypes those of pi's event stream.
 var (
 	sessionTypes = []string{"session", "message", "model_change", "thinking_level_change", "thinking_change", "tools_change",
-		"leaf", "compaction", "branch_summary", "custom", "label", "session_info", "custom_message"}
+		"leaf", "compaction", "branch_summary", "custom", "label", "session_info", "custom_message", "work_items",
+		"request_started", "request_settled", "tool_started", "tool_settled", "queued", "dequeued"}
 	eventTypes = []string{"session", "agent_start", "turn_start", "message_start", "message_update", "message_end",
 		"tool_execution_start", "tool_execution_update", "tool_execution_end", "turn_end", "agent_end", "auto_compaction_start",
 		"auto_compaction_end", "auto_retry_start", "auto_retry_end"}

@@ -38,6 +38,7 @@ func Find(w Workspace) *tool.Tool {
 		return find(ctx, w, in)
 	})
 	t.ReadOnly = true
+	t.Idempotent = true
 	return t
 }
 

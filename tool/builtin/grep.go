@@ -65,6 +65,7 @@ func Grep(w Workspace, opts GrepOptions) *tool.Tool {
 		return grep(ctx, w, rg, in, tool.Hidden(ctx))
 	})
 	t.ReadOnly = true
+	t.Idempotent = true
 	return t
 }
 

@@ -37,6 +37,7 @@ func Ls(w Workspace) *tool.Tool {
 		return ls(ctx, w, in)
 	})
 	t.ReadOnly = true
+	t.Idempotent = true
 	return t
 }
 

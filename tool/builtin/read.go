@@ -58,6 +58,7 @@ func Read(w Workspace) *tool.Tool {
 		return readFile(ctx, w, in)
 	})
 	t.ReadOnly = true
+	t.Idempotent = true
 	return t
 }
 
