@@ -131,6 +131,12 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if err != nil {
 		s.o.warnf("note: %v", err)
 	}
+	if s.work, err = s.workSetup(ctx, sess); err != nil {
+		return nil, err
+	}
+	if reg, err = s.withWorkTools(reg, s.work); err != nil {
+		return nil, err
+	}
 	builder := s.builder(found, withMCP)
 	if reg, err = s.withSkillTool(reg, builder); err != nil {
 		return nil, err
@@ -162,6 +168,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	s.observeSummarizers(&opts)
+	s.work.apply(&opts)
 	ps.apply(s, &opts)
 
 	// Start: the session log, the MCP servers, the harness.
@@ -214,6 +221,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		bridge.close()
 		return nil, err
 	}
+	s.work.attach(h)
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
 	a.sub, a.defs, host.a = rt, host.defs, a
 	a.rebuildChildren(sess)

@@ -104,6 +104,14 @@ type Options struct {
 	// calls work_complete.
 	MaxTurns int
 	Strict   bool
+	// Verify lists commands that must exit 0 before a run may end as
+	// completed (rein run --verify); Contract names a contract file, ""
+	// meaning .rein/contract.json when it exists. The harness runs the
+	// checks itself, in the sandbox, and sends failures back to the
+	// model; a malformed contract stops Open with a *work.ContractError.
+	// See docs/long-horizon.md.
+	Verify   []string
+	Contract string
 
 	// Session is the session log to continue: a file path. "" creates a
 	// new one unless NoSession. A continued session's model, thinking

@@ -72,7 +72,7 @@ func (s *setup) builder(f *prompt.Found, withMCP bool) *prompt.Builder {
 	if withMCP {
 		add = strings.TrimSpace(mcp.SystemNote + "\n\n" + add)
 	}
-	return prompt.NewBuilder(prompt.Options{Found: f, Stable: s.o.SystemPrompt, Append: add})
+	return prompt.NewBuilder(prompt.Options{Found: f, Stable: s.o.SystemPrompt, Append: add, Volatile: s.volatile})
 }
 
 // Discover returns what the workspace of o offers the prompt — context

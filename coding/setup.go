@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
@@ -31,6 +32,10 @@ type setup struct {
 	stopTraces func(context.Context) error
 	// trust says which of the workspace's own files may act.
 	trust *trust.Status
+	// work holds the work items and the contract (work.go); volatile is
+	// the prompt's volatile tier (the open work items when they changed).
+	work     *workState
+	volatile func(prompt.Turn) string
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the

@@ -47,7 +47,7 @@ func (h *Harness) summarize(ctx context.Context, p *plan, chain []compact.Summar
 	}
 	if res.Summary != "" {
 		rep.Model = "supplied"
-		return res.Summary, rep, nil
+		return h.pin(res.Summary), rep, nil
 	}
 	seen := p.seen
 	if seen == nil {
@@ -67,7 +67,22 @@ func (h *Harness) summarize(ctx context.Context, p *plan, chain []compact.Summar
 	}
 	rep.Model, rep.Fallback, rep.Digest, rep.Failures, rep.Repaired, rep.Chunks = sum.Model, sum.Fallback, sum.Digest, sum.Failures, sum.Repaired, sum.Chunks
 	rep.SummarizerInput, rep.Replaced = sum.InputTokens, sum.Tokens
-	return sum.Summary, rep, nil
+	return h.pin(sum.Summary), rep, nil
+}
+
+// PinnedHeading introduces the pinned text at the end of a summary.
+const PinnedHeading = "## Open work items (verbatim)"
+
+// pin ends summary with the pinned text (Options.Pinned), verbatim.
+func (h *Harness) pin(summary string) string {
+	if h.pinned == nil {
+		return summary
+	}
+	p := h.pinned()
+	if strings.TrimSpace(p) == "" {
+		return summary
+	}
+	return strings.TrimRight(summary, "\n") + "\n\n" + PinnedHeading + "\n" + p
 }
 
 // writeCompaction writes the compaction entry of p and its report, and

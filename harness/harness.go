@@ -56,7 +56,8 @@ type Harness struct {
 	limit     tool.LimitOptions
 	timeout   time.Duration
 	clock     func() time.Time
-	wc        *tool.Tool // the work_complete tool (strict mode)
+	wc        *tool.Tool    // the work_complete tool (strict mode)
+	pinned    func() string // Options.Pinned
 	cx        *contextState
 	guard     *guard.Guard // nil with NoGuards
 
@@ -166,7 +167,7 @@ func New(o Options) (*Harness, error) {
 	}
 	h := &Harness{cx: cx, guard: g,
 		hooks: o.Hooks, stop: o.Stop, mw: mw, promptMW: promptMW, guardMW: guardMW,
-		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock,
+		limit: o.Limit, timeout: o.ToolTimeout, clock: o.Clock, pinned: o.Pinned,
 		phase: PhaseIdle, steerM: orDefault(o.SteeringMode), followM: orDefault(o.FollowUpMode),
 	}
 	if h.clock == nil {

@@ -100,6 +100,11 @@ type Options struct {
 	// compaction (see package compact and docs/context.md). The zero value
 	// is on, with the default thresholds.
 	Context compact.Settings
+	// Pinned, when set, returns text every compaction summary ends with,
+	// verbatim, under "## Open work items (verbatim)" (the open work
+	// items, see package work); "" adds nothing. Called once per
+	// compaction.
+	Pinned func() string
 	// Summarizers write compaction summaries, tried in order before the
 	// session's own model; nil means the session's model alone.
 	Summarizers []compact.Summarizer
@@ -146,6 +151,14 @@ type StopPolicy struct {
 	MaxReminders int
 	// Reminder is the reminder's text; empty means DefaultReminder.
 	Reminder string
+	// Verify, when set, checks the task's contract whenever the run would
+	// end as completed, before the agent_stop hook; failures go back to
+	// the model as one message, at most VerifyRetries times (zero means
+	// DefaultVerifyRetries, negative none), then the run ends with
+	// StopContractUnmet. A run never ends completed without a passing
+	// check.
+	Verify        Verifier
+	VerifyRetries int
 	// StallTurns ends the run with StopStalled after this many consecutive
 	// turns without progress (see docs/harness.md); zero means
 	// DefaultStallTurns, negative disables stall detection.

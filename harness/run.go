@@ -59,6 +59,11 @@ type run struct {
 	inject    []llm.Message // delivered at the next steering poll
 	stall     stall
 
+	// The contract (StopPolicy.Verify).
+	checks      int  // contract checks made
+	verifyTries int  // failure messages sent to the model
+	verified    bool // the last check passed and nothing happened since
+
 	mu  sync.Mutex // guards err: tool hooks report from tool goroutines
 	err error      // the first hook, listener or store failure
 }
@@ -285,6 +290,10 @@ func (r *run) result() Result {
 	res := Result{Stop: r.loopEnd.Stop, Detail: r.loopEnd.Detail, Messages: r.added, Usage: r.usage, Turns: r.turn}
 	if r.stop != "" {
 		res.Stop, res.Detail = r.stop, r.detail
+	}
+	if res.Stop == StopCompleted && r.h.stop.Verify != nil && !r.verified {
+		// Success is never reported without a passing check.
+		res.Stop, res.Detail = StopContractUnmet, "the run ended before its contract was verified"
 	}
 	if r.loopErr != nil && r.failure() == nil {
 		r.mu.Lock()

@@ -62,8 +62,15 @@ func (r *run) followUp(ctx context.Context) []llm.Message {
 			return []llm.Message{llm.UserText(h.stop.reminder())}
 		}
 		reason = StopWorkIncomplete
+	} else {
+		// The contract is checked before the stop hooks run.
+		msgs, end := r.verify(ctx)
+		if msgs != nil || end {
+			return msgs
+		}
 	}
 	if msgs := r.askStop(ctx, reason); msgs != nil {
+		r.verified = false
 		return msgs
 	}
 	if reason == StopWorkIncomplete {
@@ -98,9 +105,15 @@ func (r *run) decide(ctx context.Context, ev *agent.Event) bool {
 	if r.failure() != nil || ev.Message == nil || ev.Message.Failed() {
 		return true // the loop ends the run itself
 	}
+	r.verified = false
 	if r.completed {
 		r.completed = false
+		if msgs, end := r.verify(ctx); msgs != nil || end {
+			r.inject = append(r.inject, msgs...)
+			return !end
+		}
 		if msgs := r.askStop(ctx, StopCompleted); msgs != nil {
+			r.verified = false
 			r.inject = append(r.inject, msgs...)
 			return true
 		}

@@ -182,7 +182,7 @@ func OutcomeOf(stop harness.StopReason, err error) Outcome {
 		return OutcomeCompleted
 	case harness.StopMaxTurns:
 		return OutcomeBudgetExhausted
-	case harness.StopWorkIncomplete:
+	case harness.StopWorkIncomplete, harness.StopContractUnmet:
 		return OutcomeContractUnmet
 	case harness.StopStalled, harness.StopToolStop:
 		return OutcomeLoopDetected

@@ -470,6 +470,11 @@ func (a *App) render() string {
 	}
 	w := max(a.width, 8)
 	h := a.transcriptHeight()
+	panel := a.workPanel(w)
+	if len(panel) >= h {
+		panel = nil // no room: the transcript comes first
+	}
+	h -= len(panel)
 	var body []string
 	switch {
 	case len(a.dialogs) > 0:
@@ -488,7 +493,7 @@ func (a *App) render() string {
 		body = append([]string{""}, body...)
 	}
 	var b strings.Builder
-	for _, l := range body {
+	for _, l := range append(body, panel...) {
 		b.WriteString(l)
 		b.WriteString("\n")
 	}

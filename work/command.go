@@ -47,6 +47,9 @@ type CommandOptions struct {
 	Hasher *TreeHasher
 	// Clock stamps the evidence; nil means time.Now.
 	Clock func() time.Time
+	// Tree, when set, is the tree hash of Dir as it is now (the caller
+	// just took it), which saves hashing it again before the command.
+	Tree string
 }
 
 // Evidence is the record of one verification: a command the harness ran
@@ -68,6 +71,10 @@ type Evidence struct {
 	// command started (see TreeHasher). Evidence counts only while the
 	// tree still has this hash.
 	Tree string `json:"tree"`
+	// TreeAfter is the tree hash when the command ended, when the command
+	// itself changed the tree (a build writing an untracked file, say);
+	// the evidence stands for that tree too.
+	TreeAfter string `json:"tree_after,omitempty"`
 	// Started is when it started; DurationMS how long the command took.
 	Started    time.Time `json:"started"`
 	DurationMS int64     `json:"duration_ms"`
@@ -83,7 +90,9 @@ func (e *Evidence) Passed(want int) bool { return !e.TimedOut && e.ExitCode == w
 
 // Fresh reports whether the evidence was taken on the tree whose hash
 // is tree: evidence from before a later edit is stale.
-func (e *Evidence) Fresh(tree string) bool { return e.Tree != "" && e.Tree == tree }
+func (e *Evidence) Fresh(tree string) bool {
+	return tree != "" && (e.Tree == tree || e.TreeAfter == tree)
+}
 
 // Summary is one line about the outcome, for messages and logs.
 func (e *Evidence) Summary() string {
@@ -97,7 +106,8 @@ func (e *Evidence) Summary() string {
 }
 
 // RunCommand runs command in o.Dir, confined by o.Sandbox, and returns
-// its Evidence: the tree hash taken before it starts, its exit code and
+// its Evidence: the tree hashes taken before it starts (and after it
+// ends, when it changed the tree), its exit code and
 // the tail of its output. A command that fails or times out is not an
 // error: the evidence says so. The error is for a command that could not
 // be run at all (no workspace, a sandbox that refuses, no shell) and
@@ -120,9 +130,12 @@ func RunCommand(ctx context.Context, o CommandOptions, command string) (Evidence
 	if hasher == nil {
 		hasher = &TreeHasher{}
 	}
-	tree, err := hasher.Hash(ctx, o.Dir)
-	if err != nil {
-		return ev, fmt.Errorf("verify: hashing the workspace tree: %w", err)
+	tree := o.Tree
+	if tree == "" {
+		var err error
+		if tree, err = hasher.Hash(ctx, o.Dir); err != nil {
+			return ev, fmt.Errorf("verify: hashing the workspace tree: %w", err)
+		}
 	}
 	ev.Tree = tree
 	shell := o.Shell
@@ -183,6 +196,9 @@ func RunCommand(ctx context.Context, o CommandOptions, command string) (Evidence
 	}
 	ev.DurationMS = time.Since(start).Milliseconds()
 	ev.Output = out.String()
+	if after, err := hasher.Hash(ctx, o.Dir); err == nil && after != ev.Tree {
+		ev.TreeAfter = after
+	}
 	var ee *exec.ExitError
 	switch {
 	case ev.TimedOut:

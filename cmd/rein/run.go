@@ -32,6 +32,8 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.Float64Var(&o.budget.Cost, "max-cost", 0, "stop a run before it spends more than this many US dollars (0 = .rein/telemetry.json's default, else none); exit status 3")
 	f.IntVar(&o.budget.InputTokens, "max-input-tokens", 0, "stop a run before its prompts, cached tokens included, pass this many tokens (0 = the config's default, else none)")
 	f.IntVar(&o.budget.OutputTokens, "max-output-tokens", 0, "stop a run once its replies reach this many tokens (0 = the config's default, else none)")
+	f.StringArrayVar(&o.verify, "verify", nil, "a command that must exit 0 before the run may report success; the harness runs it in the sandbox and sends failures back to the model (repeatable); exit status 4 when still unmet")
+	f.StringVar(&o.contract, "contract", "", "the task's contract file (default: .rein/contract.json when it exists); see docs/long-horizon.md")
 	addPeerFlags(cmd, o)
 	addClaudeFlags(cmd, o)
 }
@@ -269,9 +271,13 @@ func runResult(res harness.Result, err error) result {
 // exitBudget is the exit status of a run a budget stopped.
 const exitBudget = 3
 
+// exitContract is the exit status of a run that ended with its contract
+// unmet (--verify, --contract).
+const exitContract = 4
+
 // stopError maps how a run ended to the command's exit status: 0 for a
-// final answer, 3 for a run a budget stopped, 130 for an abort, 1 for
-// anything else.
+// final answer, 3 for a run a budget stopped, 4 for a contract left
+// unmet, 130 for an abort, 1 for anything else.
 func stopError(res harness.Result, err error) error {
 	switch {
 	case llm.CodeOf(err) == llm.CodeBudget:
@@ -280,6 +286,8 @@ func stopError(res harness.Result, err error) error {
 		return &exitError{code: 1, err: err}
 	case res.Stop == agent.StopCompleted:
 		return nil
+	case res.Stop == harness.StopContractUnmet:
+		return &exitError{code: exitContract, err: fmt.Errorf("stopped (%s): %s", res.Stop, res.Detail)}
 	case res.Stop == agent.StopAborted:
 		return &exitError{code: 130, err: errors.New("aborted")}
 	case res.Stop == "":

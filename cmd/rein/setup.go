@@ -25,6 +25,8 @@ type runOptions struct {
 	thinking  string
 	noSession bool
 	strict    bool
+	verify    []string // --verify: commands that must pass before success
+	contract  string   // --contract: the contract file
 	// permissionMode is the --permission-mode flag; answerable says that
 	// someone can answer approval requests.
 	permissionMode string
@@ -85,6 +87,8 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		AppendSystem:   o.appendSystem,
 		MaxTurns:       maxTurns,
 		Strict:         o.strict,
+		Verify:         o.verify,
+		Contract:       o.contract,
 		Session:        sessionPath,
 		NoSession:      noSession,
 		Getenv:         e.getenv,

@@ -16,6 +16,7 @@ import (
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tui"
+	"github.com/reinhq/rein/work"
 )
 
 // runTUI runs the terminal UI over a ready agent until the user quits.
@@ -134,6 +135,15 @@ func (b *tuiBackend) Status() tui.Status {
 		s.Session = sess.ID()
 	}
 	return s
+}
+
+// OpenWorkItems implements tui.WorkLister.
+func (b *tuiBackend) OpenWorkItems() []tui.WorkItem {
+	var out []tui.WorkItem
+	for _, it := range b.a.WorkItems().List().Open() {
+		out = append(out, tui.WorkItem{ID: it.ID, Title: it.Title, InProgress: it.Status == work.InProgress})
+	}
+	return out
 }
 
 func (b *tuiBackend) Tree() ([]tui.TreeEntry, string, error) {
