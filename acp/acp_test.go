@@ -208,6 +208,7 @@ func TestUnansweredPermissionTimesOutToDeny(t *testing.T) {
 	if err != nil || resp.StopReason != sdk.StopReasonEndTurn {
 		t.Fatalf("prompt: %v %s", err, show(resp))
 	}
+	idle(t, o)
 	if _, err := os.Stat(filepath.Join(e.dir, "ran.txt")); err == nil {
 		t.Error("the command ran without an answer")
 	}

@@ -142,11 +142,13 @@ func TestPromptBlocks(t *testing.T) {
 func TestAClientThatGoesAwayMidTurnLeavesNothingRunning(t *testing.T) {
 	e := newEnv(t)
 	p := faux.New(faux.Calls("", call("c1", "bash", `{"command":"sleep 60"}`)), faux.Text("never"))
-	cn := connect(t, e.options(p, "auto_all"), newClient())
+	o := e.options(p, "auto_all")
+	cn := connect(t, o, newClient())
 	ns := cn.start(t, e.dir, sdk.FileSystemCapabilities{})
 	go cn.prompt(t, ns.SessionId, "wait") //nolint:errcheck // the answer never comes: the client leaves
 	cn.c.waitFor(t, isToolCall("c1"))
 	cn.stop() // Serve returns only once the run has ended and the agent is closed
+	idle(t, o)
 
 	// The log is unlocked and well-formed: another connection loads it.
 	c2 := newClient()

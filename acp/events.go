@@ -89,7 +89,11 @@ func (ss *acpSession) onEvent(_ context.Context, ev coding.Event) error {
 			opts = append(opts, sdk.WithUpdateRawOutput(raw))
 		}
 		ss.update(sdk.UpdateToolCall(sdk.ToolCallId(ev.Call.ID), opts...))
+		if isWorkTool(ev.Call.Name) {
+			ss.sendPlan()
+		}
 	case agent.EventTurnEnd:
+		ss.sendPlan()
 		if ev.Context != nil && ev.Context.Window > 0 {
 			u := &sdk.SessionUsageUpdate{Used: ev.Context.Tokens, Size: ev.Context.Window}
 			if ev.Message != nil && ev.Message.Usage != nil {

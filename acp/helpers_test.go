@@ -12,13 +12,19 @@ import (
 
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if built.bin != "" {
+			os.RemoveAll(filepath.Dir(built.bin))
+		}
+		os.Exit(code)
+	}))
 }
 
 // env is an isolated home and a workspace.
@@ -46,8 +52,12 @@ func (e *env) getenv(k string) string {
 // options are the agent options of a test: the scripted model, the
 // isolated home, and mode as the permission mode.
 func (e *env) options(p *faux.Provider, mode string) Options {
+	lanes, err := lane.New(lane.Options{})
+	if err != nil {
+		panic(err)
+	}
 	return Options{Agent: coding.Options{
-		Provider: p, ModelInfo: faux.Model(), PermissionMode: mode, Getenv: e.getenv, MaxTurns: 8,
+		Provider: p, ModelInfo: faux.Model(), PermissionMode: mode, Getenv: e.getenv, MaxTurns: 8, Lanes: lanes,
 		Environ: func() []string { return []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")} },
 	}}
 }
@@ -60,6 +70,15 @@ func (e *env) write(t *testing.T, name, body string) {
 	}
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// idle fails the test unless o's lane scheduler is idle: no run in
+// progress or queued, no request slot held or awaited.
+func idle(t *testing.T, o Options) {
+	t.Helper()
+	if st := o.Agent.Lanes.Stats(); st.Runs != 0 || st.Queued != 0 || st.InUse != 0 || st.Waiting != 0 {
+		t.Errorf("the lanes are not idle: %+v", st)
 	}
 }
 

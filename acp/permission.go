@@ -48,6 +48,10 @@ func (ss *acpSession) ask(ap *coding.Approval) {
 	if id := selected(resp, err); id == optRejectAlways {
 		ss.rejectAlways(ap)
 	}
+	if ans.Kind != permission.DenyCall {
+		// Before the answer, which lets the call run and end.
+		ss.update(sdk.UpdateToolCall(sdk.ToolCallId(ap.CallID), sdk.WithUpdateStatus(sdk.ToolCallStatusInProgress)))
+	}
 	_ = ap.Answer(ans)
 }
 

@@ -38,6 +38,9 @@ func (ss *acpSession) replay(ctx context.Context) error {
 			ss.replayMessage(e.Message, calls, &order)
 		}
 	}
+	if u, ok := ss.plan(); ok {
+		ss.update(u)
+	}
 	for _, id := range order {
 		if _, open := calls[id]; open {
 			ss.update(sdk.UpdateToolCall(sdk.ToolCallId(id), sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),

@@ -30,12 +30,13 @@ type acpSession struct {
 	// it (the SDK cancels the first when a second arrives).
 	run sync.Mutex
 
-	mu      sync.Mutex
-	calls   map[string]*callState         // tool calls of the running prompt
-	asks    map[string]context.CancelFunc // permission requests in flight
-	stream  context.Context               // the running prompt's context, for updates
-	closing bool
-	cost    float64 // dollars spent by the session's prompts on this connection
+	mu       sync.Mutex
+	calls    map[string]*callState         // tool calls of the running prompt
+	asks     map[string]context.CancelFunc // permission requests in flight
+	stream   context.Context               // the running prompt's context, for updates
+	closing  bool
+	lastPlan string  // the plan last sent, rendered
+	cost     float64 // dollars spent by the session's prompts on this connection
 }
 
 // open opens an agent for the client's request and registers it; path

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,16 @@ import (
 	"time"
 
 	sdk "github.com/coder/acp-go-sdk"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/work"
 )
 
 func TestCancelAbortsTheRunningToolAndAnswersCancelled(t *testing.T) {
 	e := newEnv(t)
 	p := faux.New(faux.Calls("", call("c1", "bash", `{"command":"sleep 60"}`)), faux.Text("never"))
-	cn := connect(t, e.options(p, "auto_all"), newClient())
+	o := e.options(p, "auto_all")
+	cn := connect(t, o, newClient())
 	ns := cn.start(t, e.dir, sdk.FileSystemCapabilities{})
 	type result struct {
 		resp sdk.PromptResponse
@@ -36,6 +40,7 @@ func TestCancelAbortsTheRunningToolAndAnswersCancelled(t *testing.T) {
 	if r.err != nil || r.resp.StopReason != sdk.StopReasonCancelled {
 		t.Fatalf("prompt after cancel: %v %s", r.err, show(r.resp))
 	}
+	idle(t, o)
 	// The session takes the next prompt: nothing holds it.
 	p.Push(faux.Text("again"))
 	r2, err := cn.prompt(t, ns.SessionId, "go on")
@@ -238,5 +243,53 @@ func TestManySessionsOnOneConnection(t *testing.T) {
 	}
 	if _, err := cn.prompt(t, a.SessionId, "closed?"); err == nil {
 		t.Error("a closed session took a prompt")
+	}
+}
+
+func TestPlanComesFromWorkItems(t *testing.T) {
+	e := newEnv(t)
+	p := faux.New(faux.Text("planned"))
+	o := e.options(p, "auto_all")
+	var opened *coding.Agent
+	o.Open = func(ctx context.Context, co coding.Options) (*coding.Agent, error) {
+		a, err := coding.Open(ctx, co)
+		opened = a
+		return a, err
+	}
+	cn := connect(t, o, newClient())
+	ns := cn.start(t, e.dir, sdk.FileSystemCapabilities{})
+	list := work.List{
+		{ID: "1", Title: "Write the parser", Status: work.Completed},
+		{ID: "2", Title: "Test the parser", ActiveForm: "Testing the parser", Status: work.InProgress},
+		{ID: "3", Title: "Ship it", Status: work.Pending},
+	}
+	entry, err := list.Entry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := opened.Harness().AppendEntry(entry); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cn.prompt(t, ns.SessionId, "go"); err != nil {
+		t.Fatal(err)
+	}
+	isPlan := func(u sdk.SessionUpdate) bool { return u.Plan != nil }
+	want := `[{"content":"Write the parser","priority":"medium","status":"completed"},{"content":"Testing the parser","priority":"medium","status":"in_progress"},{"content":"Ship it","priority":"medium","status":"pending"}]`
+	if got, _ := json.Marshal(cn.c.waitFor(t, isPlan).Plan.Entries); string(got) != want {
+		t.Errorf("plan %s", got)
+	}
+	cn.stop()
+
+	c2 := newClient()
+	cn2 := connect(t, e.options(faux.New(), "auto_all"), c2)
+	ctx := context.Background()
+	if _, err := cn2.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cn2.LoadSession(ctx, sdk.LoadSessionRequest{SessionId: ns.SessionId, Cwd: e.dir, McpServers: []sdk.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := json.Marshal(c2.waitFor(t, isPlan).Plan.Entries); string(got) != want {
+		t.Errorf("replayed plan %s", got)
 	}
 }

@@ -89,6 +89,8 @@ func describe(call llm.Content, cwd string) (*callState, []sdk.ToolCallLocation)
 		c.kind, c.title = sdk.ToolKindRead, "Skill "+a.Name
 	case "work_complete":
 		c.kind, c.title = sdk.ToolKindThink, "Work complete"
+	case "work_item_add", "work_item_update", "work_item_list", "TodoWrite":
+		c.kind, c.title = sdk.ToolKindThink, "Plan: "+call.Name
 	case "agent", "task":
 		c.kind, c.title = sdk.ToolKindThink, "Agent: "+oneLine(string(call.Arguments))
 	default:

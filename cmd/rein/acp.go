@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"log/slog"
 	"time"
 
 	"github.com/reinhq/rein/acp"
@@ -36,6 +37,9 @@ See docs/acp.md.`,
 				return &exitError{code: 2, err: err}
 			}
 			co.ConfirmTrust = nil
+			// The protocol library logs each closed connection at
+			// info level; standard error keeps its warnings only.
+			slog.SetDefault(slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 			out := e.stdout
 			if e.screen != nil {
 				// Protocol messages must leave at once: the redacting

@@ -202,6 +202,7 @@ Run a one-shot task:
 	root.AddCommand(newSkillsCmd(e), newPromptsCmd(e), newPromptCmd(e))
 	root.AddCommand(newContextCmd(), newRunsCmd(e), newAgentsCmd(e))
 	root.AddCommand(newServeCmd(e), newTasksCmd(e))
+	root.AddCommand(newLongCmd(e))
 	return root
 }
 
