@@ -78,14 +78,14 @@ func bash(cmd string) llm.Content { return call("bash", map[string]string{"comma
 
 // fixture is a git repository with a plan.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string
 	home string
 	mu   sync.Mutex
 	reps []SessionReport
 }
 
-func newFixture(t *testing.T, plan string) *fixture {
+func newFixture(t testing.TB, plan string) *fixture {
 	t.Helper()
 	f := &fixture{t: t, dir: t.TempDir(), home: t.TempDir()}
 	f.git("init", "--quiet", "-b", "main")
