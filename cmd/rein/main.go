@@ -201,6 +201,7 @@ Run a one-shot task:
 	root.AddCommand(newRunCmd(e), newChatCmd(e), newDemoCmd(e), newSessionsCmd(e), newGuardCmd(), newModelsCmd(e), newVersionCmd(e), newTrustCmd(e), newMCPCmd(e), newACPCmd(e))
 	root.AddCommand(newSkillsCmd(e), newPromptsCmd(e), newPromptCmd(e))
 	root.AddCommand(newContextCmd(), newRunsCmd(e), newAgentsCmd(e))
+	root.AddCommand(newServeCmd(e))
 	return root
 }
 

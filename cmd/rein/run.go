@@ -132,6 +132,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	}
 	enc := json.NewEncoder(e.stdout)
 	masker := coding.NewDeltaMasker(redactor())
+	events := coding.NewEventEncoder(redactor())
 	var encErr error
 	var cc *claudecode.Writer
 	switch o.output {
@@ -158,10 +159,14 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 				}
 			}
 		case "rein-stream-json":
-			for _, out := range masker.Apply(ev.Event) {
+			outs, err := events.Encode(ev.Event)
+			for _, out := range outs {
 				if encErr == nil {
-					encErr = enc.Encode(out)
+					_, encErr = e.stdout.Write(append(out.JSON, '\n'))
 				}
+			}
+			if encErr == nil {
+				encErr = err
 			}
 		}
 		return nil
