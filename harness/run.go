@@ -43,13 +43,13 @@ type run struct {
 	// recovered are the results of the tool calls a crash left open,
 	// persisted before the inputs (see recoverCalls).
 	recovered []llm.Message
-	added  []llm.Message // everything persisted by this run
-	system []llm.SystemPart
-	snap   Snapshot
-	turn   int
-	usage  llm.Usage
-	last   *llm.Message // the last assistant message
-	cw     *window      // context management of the run
+	added     []llm.Message // everything persisted by this run
+	system    []llm.SystemPart
+	snap      Snapshot
+	turn      int
+	usage     llm.Usage
+	last      *llm.Message // the last assistant message
+	cw        *window      // context management of the run
 
 	loopEnd agent.Event
 	loopErr error
