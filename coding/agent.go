@@ -10,6 +10,7 @@ import (
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 )
@@ -29,6 +30,15 @@ type Agent struct {
 	perm   *perms
 	jobs   *builtin.Jobs
 	bridge *mcpTools
+	// sub runs the agent's children (never nil); defs are the agents it
+	// may spawn (nil when it may not).
+	sub  *subagent.Runtime
+	defs subagent.Definitions
+
+	// subs are the coding-level subscribers, who also get the events
+	// forwarded from sub-agents.
+	smu  sync.Mutex
+	subs []*subscriber
 
 	// life ends when the agent closes; every run's context ends with it.
 	life context.Context
@@ -122,6 +132,11 @@ func (a *Agent) Close() error {
 	a.kill()
 	a.h.Abort()
 	a.runs.Wait()
+	// Children still running are cancelled; each gets its terminal
+	// entry before the log closes.
+	if a.sub != nil {
+		a.sub.Close()
+	}
 	a.perm.end("other")
 	for _, j := range a.jobs.KillAll() {
 		a.s.o.warnf("stopped background job %d (pid %d): %s", j.ID, j.PID, j.Command)

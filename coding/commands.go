@@ -256,6 +256,10 @@ func (a *Agent) status() string {
 		}
 	}
 	fmt.Fprintf(&b, "\ntokens %d in (%d cached), %d out · cost $%.4f", u.PromptTokens(), u.CacheRead, u.Output, u.Cost.Total)
+	if recs := a.sub.Children(); len(recs) > 0 {
+		sp := a.sub.Spent()
+		fmt.Fprintf(&b, "\nsub-agents %d (%d running) · tokens %d in, %d out · cost $%.4f · total cost $%.4f", len(recs), len(a.sub.Active()), sp.Input, sp.Output, sp.Cost, u.Cost.Total+sp.Cost)
+	}
 	return b.String()
 }
 

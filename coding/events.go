@@ -2,9 +2,11 @@ package coding
 
 import (
 	"context"
+	"slices"
 
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/subagent"
 )
 
 // Event is one event of the agent: the harness's event, and for a
@@ -13,6 +15,9 @@ import (
 type Event struct {
 	harness.Event
 	Approval *Approval
+	// Subagent is the record of the sub-agent an EventSubagent event
+	// reports.
+	Subagent *subagent.Record
 }
 
 // Approval is a tool call waiting for the user's answer. Every front-end
@@ -20,7 +25,10 @@ type Event struct {
 // waits until the settings' approval timeout, the run's end or Close.
 type Approval struct {
 	permission.Request
-	a *Agent
+	// Agent names the sub-agent asking ("explore 7f3a9c0e"); "" when the
+	// agent itself asks.
+	Agent string
+	a     *Agent
 }
 
 // Answer answers the request: allow once, allow always (the suggested
@@ -36,12 +44,32 @@ func (p *Approval) Answer(ans permission.Answer) error {
 // must not wait for an approval's answer (answer from another goroutine
 // or later). Approval requests come from the waiting call's goroutine,
 // so they may interleave with other events of a parallel batch.
+//
+// The agent's sub-agents (at any depth) add two kinds of events, from
+// their own goroutines: their approval requests (Approval.Agent names
+// the sub-agent; answer them as any other) and EventSubagent events
+// reporting a child's change.
 func (a *Agent) Subscribe(fn func(ctx context.Context, ev Event) error) (unsubscribe func()) {
-	return a.h.Subscribe(func(ctx context.Context, ev harness.Event) error {
+	sub := &subscriber{fn: fn}
+	a.smu.Lock()
+	a.subs = append(a.subs, sub)
+	a.smu.Unlock()
+	unsub := a.h.Subscribe(func(ctx context.Context, ev harness.Event) error {
 		out := Event{Event: ev}
 		if ev.Type == harness.EventPermissionRequest && ev.Permission != nil {
 			out.Approval = &Approval{Request: *ev.Permission, a: a}
 		}
 		return fn(ctx, out)
 	})
+	return func() {
+		unsub()
+		a.smu.Lock()
+		a.subs = slices.DeleteFunc(a.subs, func(s *subscriber) bool { return s == sub })
+		a.smu.Unlock()
+	}
+}
+
+// subscriber is one Subscribe call.
+type subscriber struct {
+	fn func(ctx context.Context, ev Event) error
 }

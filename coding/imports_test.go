@@ -21,7 +21,7 @@ var tiers = [][]string{
 	{"llm/catalog"},
 	{"tool", "session", "injection", "hook", "compact", "interop"},
 	{"agent", "tool/builtin", "guard", "trajectory", "mcp", "permission"},
-	{"prompt", "guard/replay"},
+	{"prompt", "guard/replay", "subagent"},
 	{"harness"},
 	{"coding", "coding/demo"},
 	{"tui"},

@@ -8,6 +8,7 @@ import (
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/telemetry"
 )
 
 // Every prompt of an Agent is a run of its session's lane (package lane):
@@ -39,7 +40,7 @@ func (s *setup) laneProvider(p llm.Provider) llm.Provider {
 // prompt whose ctx ends while it waits is not run and its error is
 // returned.
 func (a *Agent) SubmitWait(ctx context.Context, text string, images ...llm.Content) (harness.Result, error) {
-	return a.submit(ctx, true, text, images)
+	return a.submit(ctx, true, text, images, telemetry.Info{})
 }
 
 // enterLane takes the session's turn for one prompt. Without wait, a

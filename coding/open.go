@@ -135,6 +135,11 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	if reg, err = s.withSkillTool(reg, builder); err != nil {
 		return nil, err
 	}
+	host := &agentHost{}
+	rt, reg, err := s.newRuntime(reg, host)
+	if err != nil {
+		return nil, err
+	}
 	ps, err := s.loadPermissions(reg)
 	if err != nil {
 		return nil, err
@@ -165,7 +170,15 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	}
 	source := "startup"
 	if sess == nil && !o.NoSession {
-		sess, err = session.Create(session.Options{Cwd: s.ws.Root, Dir: session.DefaultDir(s.ws.Root), Redact: o.Redactor.Bytes})
+		so := session.Options{Cwd: s.ws.Root, Dir: session.DefaultDir(s.ws.Root), Redact: o.Redactor.Bytes}
+		if c := o.child; c != nil {
+			so.SessionID = c.spec.ID
+			so.Agent = &session.AgentLink{ParentCall: c.spec.CallID, Type: c.spec.Definition.Name, Depth: c.spec.Depth}
+			if ps := c.parent.Session(); ps != nil {
+				so.Agent.ParentSession, so.Agent.ParentPath = ps.ID(), ps.Path()
+			}
+		}
+		sess, err = session.Create(so)
 		if err != nil {
 			return nil, fmt.Errorf("creating the session log: %w", err)
 		}
@@ -202,6 +215,8 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
+	a.sub, a.defs, host.a = rt, host.defs, a
+	a.rebuildChildren(sess)
 	logEvents(h, o.Logs)
 	watchProgress(h)
 	ps.install(ctx, h, source)

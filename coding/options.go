@@ -9,6 +9,7 @@ import (
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/telemetry/logs"
 	"github.com/reinhq/rein/tool/builtin"
@@ -152,6 +153,15 @@ type Options struct {
 	// it was built with (REIN_LOG in the command); nil logs nothing.
 	Logs *logs.Set
 
+	// AgentDefinitions are the agents the model may delegate to with the
+	// agent tool (see docs/agents.md); nil means those AgentCatalog
+	// finds. Options.Tools "-agent" offers no agent tool.
+	// SubagentLimits bound the delegation: depth, live children,
+	// children running at once (zero fields are the defaults).
+	AgentDefinitions subagent.Definitions
+	SubagentLimits   subagent.Limits
+	// child is set when the agent is a sub-agent of another.
+	child *childLink
 	// Lanes schedules the agent's prompts and model requests with every
 	// other agent sharing it: one prompt at a time per session (FIFO), a
 	// global cap on concurrent model requests, provider back-off (see

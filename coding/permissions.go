@@ -84,7 +84,7 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 			s.o.warnf("warning: %v", w)
 		}
 	}
-	ps.cmds = &hook.Commands{Config: cfg, ProjectDir: s.ws.Root, Env: s.childEnv(), Exec: s.hookExec(), ContextEnv: traceEnv,
+	ps.cmds = &hook.Commands{Config: cfg, ProjectDir: s.ws.Root, Env: s.childEnv(), Exec: s.hookExec(), ContextEnv: traceEnv, AgentID: s.o.agentID(), AgentType: s.o.agentType(),
 		Report: func(r hook.Report) {
 			if r.Error {
 				s.o.warnf("hook: %v", r)

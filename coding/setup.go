@@ -39,8 +39,11 @@ func newSetup(o Options) (*setup, error) {
 		return nil, err
 	}
 	s := &setup{o: o, ws: ws}
-	// Trust first: nothing the workspace's files say acts before it.
-	if err := s.settleTrust(); err != nil {
+	// Trust first: nothing the workspace's files say acts before it. A
+	// sub-agent trusts what its parent settled.
+	if c := o.child; c != nil {
+		s.trust = c.parent.s.trust
+	} else if err := s.settleTrust(); err != nil {
 		return nil, err
 	}
 	if s.sec, err = readSecurity(o.Getenv, ws.Root, s.trusted(SecurityFile)); err != nil {

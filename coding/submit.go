@@ -34,10 +34,12 @@ func (e *BlockedError) Error() string {
 // while another runs fails with the harness's busy error. Close aborts
 // it; ctx ending aborts it too.
 func (a *Agent) Submit(ctx context.Context, text string, images ...llm.Content) (harness.Result, error) {
-	return a.submit(ctx, false, text, images)
+	return a.submit(ctx, false, text, images, telemetry.Info{})
 }
 
-func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm.Content) (harness.Result, error) {
+// submit runs a prompt: waiting for the session's turn when wait, else
+// failing with busy; info is what the run record says of the run.
+func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm.Content, info telemetry.Info) (harness.Result, error) {
 	if !a.enter() {
 		return harness.Result{}, ErrClosed
 	}
@@ -71,7 +73,7 @@ func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm
 			_ = a.h.NextTurn(v.Context)
 		}
 	}
-	ctx, run := a.s.tel.Begin(ctx, a.h, telemetry.Info{})
+	ctx, run := a.s.tel.Begin(ctx, a.h, info)
 	res, err := a.h.Prompt(ctx, text, images...)
 	rec := run.End(res, err)
 	a.mu.Lock()

@@ -100,3 +100,11 @@ func traceMeta(ctx context.Context) map[string]any {
 	}
 	return m
 }
+
+// Budget is the spending limit each prompt begins with (zero: none).
+func (a *Agent) Budget() telemetry.Limits { return a.s.tel.Limits() }
+
+// SetBudget changes the spending limits of the prompts submitted after it
+// (the user raising a limit a prompt reached, say); a running prompt
+// keeps its own. Negative limits are an error and change nothing.
+func (a *Agent) SetBudget(l telemetry.Limits) error { return a.s.tel.SetLimits(l) }

@@ -21,6 +21,11 @@ func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
 			tools[i] = builtin.Bash(s.ws, s.bashOptions(jobs))
 		}
 	}
+	if c := s.o.child; c != nil {
+		// A child gets the parent's tools its definition allows, no more.
+		tools = slices.DeleteFunc(tools, func(t *tool.Tool) bool { return !c.tools[t.Name] })
+		return tool.NewRegistry(tools...)
+	}
 	all, err := tool.NewRegistry(tools...)
 	if err != nil {
 		return nil, err
@@ -44,6 +49,7 @@ func (s *setup) toolset(jobs *builtin.Jobs) (*tool.Registry, error) {
 			allow = append(allow, item)
 		}
 	}
+	allow, deny = withoutAgentTools(allow), withoutAgentTools(deny)
 	if len(allow) == 0 {
 		allow = []string{"coding"}
 	}
@@ -56,6 +62,9 @@ func (s *setup) noTools() bool { return strings.TrimSpace(s.o.Tools) == "none" }
 // withSkillTool adds the skill tool to reg when skills were found and
 // tools are offered at all, unless Options.Tools says -skill.
 func (s *setup) withSkillTool(reg *tool.Registry, b *prompt.Builder) (*tool.Registry, error) {
+	if c := s.o.child; c != nil && !c.tools[prompt.SkillToolName] {
+		return reg, nil
+	}
 	if len(b.Found().Skills) == 0 || len(reg.Names()) == 0 || reg.Get(prompt.SkillToolName) != nil {
 		return reg, nil
 	}

@@ -32,6 +32,24 @@ type Header struct {
 	// Source says where an imported session came from; nil for a session
 	// rein started itself.
 	Source *Source `json:"source,omitempty"`
+	// Agent links a sub-agent's session to the session that spawned it;
+	// nil for a session a user started.
+	Agent *AgentLink `json:"agent,omitempty"`
+}
+
+// AgentLink is the header of a sub-agent's session: which session and
+// tool call spawned it, as which agent, how deep.
+type AgentLink struct {
+	// ParentSession is the ID of the spawning session; ParentPath its
+	// file, a hint that may go stale.
+	ParentSession string `json:"parent_session"`
+	ParentPath    string `json:"parent_path,omitempty"`
+	// ParentCall is the tool call that spawned it.
+	ParentCall string `json:"parent_call,omitempty"`
+	// Type is the agent's definition name (the subagent_type).
+	Type string `json:"type"`
+	// Depth is 1 for a child of a user's session, 2 for a grandchild…
+	Depth int `json:"depth"`
 }
 
 // Source is the provenance of a session imported from another

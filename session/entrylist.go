@@ -3,7 +3,7 @@ package session
 // entryList stores entries in chunks, so that growing it never copies what it
 // holds (a session can have hundreds of thousands of entries) and pointers to
 // its entries stay valid. A chunk is either allocated by grow, with room for
-// chunkSize entries, or adopted: the array a worker decoded the lines of one
+// up to chunkSize entries (fewer in a short list), or adopted: the array a worker decoded the lines of one
 // block of the file into, which the loader then keeps without copying.
 type entryList struct {
 	chunks [][]Entry
@@ -57,7 +57,10 @@ func (l *entryList) added() {
 func (l *entryList) grow() *Entry {
 	c := len(l.chunks) - 1
 	if c < 0 || len(l.chunks[c]) == cap(l.chunks[c]) {
-		l.chunks = append(l.chunks, make([]Entry, 0, chunkSize))
+		// A new session starts with a small chunk and doubles up to
+		// chunkSize, so that a short run does not allocate room for a
+		// thousand entries.
+		l.chunks = append(l.chunks, make([]Entry, 0, min(chunkSize, max(16, l.n))))
 		l.starts = append(l.starts, l.n)
 		c++
 	}

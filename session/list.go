@@ -27,6 +27,8 @@ type Info struct {
 	Parent string
 	// Source is where an imported session came from (nil otherwise).
 	Source *Source
+	// Agent links a sub-agent's session to its parent (nil otherwise).
+	Agent *AgentLink
 	// Name is from the latest session_info entry.
 	Name string
 	// Entries counts the valid entries; Messages the message entries.
@@ -103,7 +105,7 @@ func Stat(path string) (Info, error) {
 			if err != nil {
 				return err
 			}
-			info.ID, info.Created, info.Cwd, info.Parent, info.Source = h.ID, h.Created, h.Cwd, h.Parent, h.Source
+			info.ID, info.Created, info.Cwd, info.Parent, info.Source, info.Agent = h.ID, h.Created, h.Cwd, h.Parent, h.Source, h.Agent
 			return nil
 		}
 		if tooLong {

@@ -45,6 +45,9 @@ type Options struct {
 	Dir string
 	// Cwd is recorded in the header of a new session.
 	Cwd string
+	// Agent, for a sub-agent's session, is recorded in the header of a
+	// new session (Create).
+	Agent *AgentLink
 	// Sync selects the durability of appends; see SyncMode.
 	Sync SyncMode
 	// SyncInterval bounds how long SyncBatch leaves written entries

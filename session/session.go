@@ -40,7 +40,7 @@ const fileTimeFormat = "2006-01-02T15-04-05.000Z"
 // are fsynced) before returning.
 func Create(opts Options) (*Session, error) {
 	now := opts.now().UTC()
-	h := Header{Type: HeaderType, Version: FormatVersion, ID: opts.sessionID(), Created: now, Cwd: opts.Cwd}
+	h := Header{Type: HeaderType, Version: FormatVersion, ID: opts.sessionID(), Created: now, Cwd: opts.Cwd, Agent: opts.Agent}
 	return create(opts, h, nil)
 }
 

@@ -170,3 +170,25 @@ func TestLimitsValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// SetLimits changes the budget of runs begun after it, not of a run
+// already begun; invalid limits change nothing.
+func TestSetLimits(t *testing.T) {
+	e := newEnv(t, Limits{Cost: 1}, fixed(10, 1, llm.Text("a")), fixed(10, 1, llm.Text("b")))
+	ctx, first := e.t.Begin(context.Background(), e.h, Info{})
+	if err := e.t.SetLimits(Limits{Cost: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.t.SetLimits(Limits{Cost: -1}); err == nil || e.t.Limits().Cost != 2 {
+		t.Fatalf("a negative limit: %v, limits now %+v", err, e.t.Limits())
+	}
+	res, err := e.h.Prompt(ctx, "one")
+	rec := first.End(res, err)
+	if rec.Budget == nil || rec.Budget.Cost != 1 {
+		t.Errorf("the run begun before kept budget %+v, want cost 1", rec.Budget)
+	}
+	_, _, rec = e.prompt(t, context.Background(), e.h, Info{}, "two")
+	if rec.Budget == nil || rec.Budget.Cost != 2 {
+		t.Errorf("the next run's budget %+v, want cost 2", rec.Budget)
+	}
+}

@@ -49,6 +49,9 @@ type Options struct {
 // Telemetry observes the runs of one front-end. Safe for concurrent use.
 type Telemetry struct {
 	o Options
+
+	mu     sync.Mutex
+	limits Limits // the budget of top-level runs begun from now on
 }
 
 // New returns a Telemetry. It starts no goroutine.
@@ -62,7 +65,27 @@ func New(o Options) *Telemetry {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Telemetry{o: o}
+	return &Telemetry{o: o, limits: o.Limits}
+}
+
+// Limits returns the budget top-level runs begin with.
+func (t *Telemetry) Limits() Limits {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.limits
+}
+
+// SetLimits changes the budget of the top-level runs begun after it (a
+// user raising a limit a run reached, say); a run already begun keeps its
+// own. Invalid limits are an error and change nothing.
+func (t *Telemetry) SetLimits(l Limits) error {
+	if err := l.Validate(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.limits = l
+	t.mu.Unlock()
+	return nil
 }
 
 func randomID() string {
@@ -123,7 +146,7 @@ func (t *Telemetry) Begin(ctx context.Context, h *harness.Harness, info Info) (c
 	rec.Trigger, rec.Frontend, rec.Agent, rec.Workdir = info.Trigger, t.o.Frontend, info.Agent, t.o.Workdir
 	rec.QueuedMS = info.Queued.Milliseconds()
 	rec.Outcome = OutcomeInterrupted
-	limits := t.o.Limits
+	limits := t.Limits()
 	if parent != nil {
 		rec.Parent, rec.Depth = parent.rec.ID, parent.rec.Depth+1
 		limits = Limits{}

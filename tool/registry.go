@@ -38,10 +38,17 @@ func NewRegistry(tools ...*Tool) (*Registry, error) {
 		r.tools = append(r.tools, t)
 		r.specs = append(r.specs, t.Spec())
 	}
+	for _, t := range r.tools {
+		for _, a := range t.Aliases {
+			if _, taken := r.byName[a]; !taken {
+				r.byName[a] = t
+			}
+		}
+	}
 	return r, nil
 }
 
-// Get returns the tool with the given name, or nil.
+// Get returns the tool with the given name or alias, or nil.
 func (r *Registry) Get(name string) *Tool {
 	if r == nil {
 		return nil

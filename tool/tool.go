@@ -57,6 +57,10 @@ type Tool struct {
 	// zero uses the middleware's default, negative means no limit.
 	Timeout time.Duration
 	Run     RunFunc
+	// Aliases are other names a call may give the tool (the names other
+	// harnesses' transcripts, hooks and rules use); models are offered
+	// Name only, and a tool really named so wins over an alias.
+	Aliases []string
 
 	schema  *jsonschema.Resolved
 	emptyOK bool // the schema accepts {}

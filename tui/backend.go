@@ -60,6 +60,9 @@ type Status struct {
 	ContextWindow int
 	Session       string
 	Workspace     string
+	// MaxCost is the spending limit of a prompt in US dollars (0: none),
+	// shown beside what was spent.
+	MaxCost float64
 }
 
 // TreeEntry is one node of the session tree.

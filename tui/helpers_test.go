@@ -51,6 +51,7 @@ type testBackend struct {
 	forkedAt []string
 	session  string // the session Status reports; Fork moves it
 	noSwitch bool   // Fork cannot move to the fork
+	maxCost  float64
 }
 
 func (b *testBackend) Prompt(ctx context.Context, text string) error {
@@ -65,7 +66,7 @@ func (b *testBackend) FollowUp(text string) error { return b.h.FollowUp(text) }
 func (b *testBackend) Abort()                     { b.h.Abort() }
 func (b *testBackend) Status() Status {
 	if b.h == nil {
-		return Status{Model: "bench/model", ContextWindow: 200_000}
+		return Status{Model: "bench/model", ContextWindow: 200_000, MaxCost: b.maxCost}
 	}
 	m := b.h.Model()
 	b.mu.Lock()

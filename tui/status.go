@@ -8,8 +8,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// statusLine shows the model, the state, tokens, context fill, cost and
-// the session.
+// statusLine shows the model, the state, tokens, context fill, cost (and
+// the cost limit, when there is one) and the session.
 func (a *App) statusLine(w int) string {
 	s := a.b.Status()
 	parts := []string{s.Model}
@@ -30,7 +30,10 @@ func (a *App) statusLine(w int) string {
 	if s.ContextWindow > 0 && a.tr.Context > 0 {
 		parts = append(parts, fmt.Sprintf("ctx %d%%", a.tr.Context*100/s.ContextWindow))
 	}
-	if u.Cost.Total > 0 {
+	switch {
+	case s.MaxCost > 0:
+		parts = append(parts, fmt.Sprintf("$%.4f of $%.2f", u.Cost.Total, s.MaxCost))
+	case u.Cost.Total > 0:
 		parts = append(parts, fmt.Sprintf("$%.4f", u.Cost.Total))
 	}
 	if s.Session != "" {

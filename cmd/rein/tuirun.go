@@ -14,6 +14,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tui"
 )
 
@@ -113,6 +114,10 @@ func (b *tuiBackend) Prompt(ctx context.Context, text string) error {
 	if hint := coding.Hint(err, b.a.Harness().Model().BaseURL); hint != "" {
 		b.send(tui.NoticeMsg{Text: "hint: " + hint})
 	}
+	var over *telemetry.BudgetError
+	if errors.As(err, &over) {
+		b.send(tui.OpenDialogMsg{Dialog: budgetDialog(b.a, over, func(s string) { b.send(tui.NoticeMsg{Text: s}) })})
+	}
 	return err
 }
 
@@ -123,7 +128,8 @@ func (b *tuiBackend) Abort()                     { b.a.Abort() }
 func (b *tuiBackend) Status() tui.Status {
 	h := b.a.Harness()
 	m := h.Model()
-	s := tui.Status{Model: coding.ModelName(m), Thinking: string(h.Thinking()), ContextWindow: m.ContextWindow, Workspace: b.a.Workspace()}
+	s := tui.Status{Model: coding.ModelName(m), Thinking: string(h.Thinking()), ContextWindow: m.ContextWindow, Workspace: b.a.Workspace(),
+		MaxCost: b.a.Budget().Cost}
 	if sess := b.a.Session(); sess != nil {
 		s.Session = sess.ID()
 	}

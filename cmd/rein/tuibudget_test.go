@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTUIBudgetDialog: in the terminal UI a prompt that reaches its
+// limit opens a dialog; removing the limit lets the next message go on,
+// and the status line shows what was spent against the limit meanwhile.
+func TestTUIBudgetDialog(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("hello\n"), 0o644)
+	script := writeScript(t, t.TempDir(), `{"text": "Reading the file now.", "tool_calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}
+{"text": "Carried on after the limit went."}
+`)
+	s := startTmux(t, dir, 100, 24, []string{"TERM=xterm-256color"}, "--model", "faux", "--script", script, "--max-output-tokens", "2")
+	s.wait("Ask rein to do something")
+	s.text("read a.txt")
+	s.keys("Enter")
+	scr := s.wait("Budget reached")
+	for _, want := range []string{"output tokens (--max-output-tokens)", "raise the limit to", "remove this limit", "keep the limit"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("dialog lacks %q:\n%s", want, scr)
+		}
+	}
+	s.keys("2")
+	s.wait("budget changed: send a message to go on")
+	s.text("continue")
+	s.keys("Enter")
+	s.wait("Carried on after the limit went.")
+	s.keys("C-d")
+	s.wait("[exit 0]")
+}
