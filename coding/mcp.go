@@ -2,6 +2,7 @@ package coding
 
 import (
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -46,9 +47,31 @@ func mcpConfig(o Options, workspace string, disable []string, st *trust.Status, 
 			}
 		}
 	}
-	cfg, err := mcp.LoadFiles(paths...)
+	files, err := mcp.LoadFiles(paths...)
 	if err != nil {
 		return nil, configError(err, paths...)
+	}
+	// Claude Code's ~/.claude.json: its user servers rank below rein's
+	// files, the ones it keeps for this directory above (as its local
+	// scope ranks above a project's .mcp.json). It is the user's own
+	// file, so no trust is needed.
+	cfg := &mcp.Config{Servers: map[string]mcp.ServerConfig{}}
+	if home := o.Getenv("HOME"); home != "" {
+		claudeFile := filepath.Join(home, ".claude.json")
+		cj, err := mcp.LoadClaudeJSON(claudeFile, workspace)
+		if err != nil {
+			return nil, configError(err, claudeFile)
+		}
+		if warn {
+			for _, sk := range cj.Skipped {
+				o.Warn("warning: " + sk)
+			}
+		}
+		cfg.Merge(cj.User)
+		cfg.Merge(files)
+		cfg.Merge(cj.Local)
+	} else {
+		cfg = files
 	}
 	for _, name := range disable {
 		if name == "all" {

@@ -2,9 +2,11 @@ package coding
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/reinhq/rein/llm/catalog"
+	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/tool/builtin"
 	"github.com/reinhq/rein/trust"
@@ -17,6 +19,8 @@ type setup struct {
 	o   Options
 	ws  builtin.Workspace
 	sec securityConfig
+	// settingsEnv is the settings files' env, KEY=VALUE (childEnv).
+	settingsEnv []string
 	// cfg is the merged model config of the user and the workspace
 	// (never nil after newSetup).
 	cfg    *catalog.Config
@@ -47,6 +51,9 @@ func newSetup(o Options) (*setup, error) {
 		return nil, err
 	}
 	if s.sec, err = readSecurity(o.Getenv, ws.Root, s.trusted(SecurityFile)); err != nil {
+		return nil, err
+	}
+	if err := s.readSettingsEnv(); err != nil {
 		return nil, err
 	}
 	cfg, warnings, _, err := catalog.LoadWorkspace(ws.Root, o.Getenv, s.trusted(".rein/config.json"))
@@ -107,7 +114,29 @@ func withoutSecrets(environ []string, secret map[string]bool) []string {
 // childEnv is the environment of the commands rein starts (bash before
 // its own filtering, hooks, MCP servers): rein's own without the model
 // API keys.
-func (s *setup) childEnv() []string { return withoutSecrets(s.o.Environ(), s.secret) }
+func (s *setup) childEnv() []string {
+	return withoutSecrets(slices.Concat(s.o.Environ(), s.settingsEnv), s.secret)
+}
+
+// readSettingsEnv reads the env objects of the settings files (Claude
+// Code's "env"), which the commands rein starts get on top of its own
+// environment; a workspace's own only once its content is trusted.
+func (s *setup) readSettingsEnv() error {
+	env, warnings, err := permission.SettingsEnv(permission.LoadOptions{Workspace: s.ws.Root, Home: s.o.Getenv("HOME"),
+		ConfigDir: ConfigDir(s.o.Getenv), TrustedFile: s.trusted})
+	if err != nil {
+		var files []string
+		for _, f := range permission.SettingsPaths(s.ws.Root, s.o.Getenv("HOME"), ConfigDir(s.o.Getenv)) {
+			files = append(files, f.Path)
+		}
+		return configError(err, files...)
+	}
+	for _, w := range warnings {
+		s.o.warnf("warning: %s", w)
+	}
+	s.settingsEnv = env
+	return nil
+}
 
 // ChildEnv is the environment the commands an agent opened with o would
 // start get (hooks, MCP servers): the environment without the model API

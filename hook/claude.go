@@ -9,6 +9,11 @@ import (
 // a rein built-in tool, so hooks written for Claude Code see what they
 // expect; other tools keep their own name and arguments.
 func claudeTool(name string, args json.RawMessage, workdir string) (string, json.RawMessage) {
+	if name == "agent" {
+		// Its arguments (subagent_type, description, prompt,
+		// run_in_background) are Claude Code's already.
+		return "Agent", args
+	}
 	var a struct {
 		Command string `json:"command"`
 		Timeout int    `json:"timeout"`
@@ -77,6 +82,16 @@ func claudeTool(name string, args json.RawMessage, workdir string) (string, json
 		return name, args
 	}
 	return name, b
+}
+
+// toolNames are the names a tool matcher is tried against: Claude
+// Code's name of the tool, rein's, and Task, the older name of Claude
+// Code's Agent tool.
+func toolNames(claude, rein string) []string {
+	if claude == "Agent" {
+		return []string{claude, rein, "Task"}
+	}
+	return []string{claude, rein}
 }
 
 // reinInput turns a hook's updatedInput, written in Claude Code's shape

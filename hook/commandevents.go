@@ -32,7 +32,7 @@ func (c *Commands) PreToolUse(ctx context.Context, call *tool.Call, mode string)
 	}
 	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
 	v := c.Run(ctx, Input{HookEventName: PreToolUse, PermissionMode: mode, ToolName: name, ToolInput: input, ToolUseID: call.ID,
-		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, call.Name)...)
 	tv := ToolVerdict{Decision: v.Decision, Reason: v.Reason, Context: v.Context}
 	if v.Stopped {
 		tv.Stop = v.Stop
@@ -83,7 +83,7 @@ func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Re
 	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
 	resp, _ := json.Marshal(toolResponse(call.Name, input, res))
 	v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
-		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, name, call.Name)
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, call.Name)...)
 	var add string
 	if v.Decision == "block" {
 		add = "PostToolUse hook feedback: " + v.Reason

@@ -2,12 +2,14 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/tool"
 )
 
 const saveInput = `cat > \"$CLAUDE_PROJECT_DIR/in.json\"`
@@ -94,5 +96,24 @@ func TestChildHooksCarryAgent(t *testing.T) {
 	}
 	if in := hookInput(t, p); in["hook_event_name"] != "Stop" || in["agent_id"] != nil {
 		t.Fatalf("parent Stop input: %v", in)
+	}
+}
+
+// PreToolUse hooks written for Claude Code's Agent (or older Task) tool
+// match rein's agent tool and see its input as Claude Code gives it.
+func TestAgentToolHookNames(t *testing.T) {
+	for _, matcher := range []string{"Task", "Agent", "agent"} {
+		c, _ := commands(t, `{"PreToolUse":[{"matcher":"`+matcher+`","hooks":[{"type":"command","command":"`+saveInput+`; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"deny\",\"permissionDecisionReason\":\"no\"}}'"}]}]}`)
+		call := &tool.Call{ID: "t9", Name: "agent", Args: json.RawMessage(`{"subagent_type":"explore","description":"d","prompt":"look"}`)}
+		v := c.PreToolUse(context.Background(), call, "default")
+		if v.Decision != "deny" {
+			t.Errorf("matcher %s: %+v", matcher, v)
+			continue
+		}
+		in := hookInput(t, c)
+		ti, _ := in["tool_input"].(map[string]any)
+		if in["tool_name"] != "Agent" || ti["subagent_type"] != "explore" || ti["prompt"] != "look" {
+			t.Errorf("matcher %s: input %v", matcher, in)
+		}
 	}
 }

@@ -27,8 +27,10 @@ func (s *Scheduler) Backoff(provider string, d time.Duration) {
 	}
 	s.mu.Lock()
 	until := s.pauseLocked(provider, d)
+	// A paused head no longer holds back the requests behind it.
+	evs := s.dispatchLocked(s.clock.Now())
 	s.mu.Unlock()
-	s.emit(Event{Type: EventBackoff, Provider: provider, Until: until})
+	s.emit(append([]Event{{Type: EventBackoff, Provider: provider, Until: until}}, evs...)...)
 }
 
 func (s *Scheduler) pauseLocked(provider string, d time.Duration) time.Time {
@@ -85,8 +87,9 @@ func (s *Scheduler) Observe(provider string, err error) {
 		d = s.o.BackoffMax
 	}
 	until := s.pauseLocked(provider, d)
+	evs := s.dispatchLocked(s.clock.Now())
 	s.mu.Unlock()
-	s.emit(Event{Type: EventBackoff, Provider: provider, Until: until})
+	s.emit(append([]Event{{Type: EventBackoff, Provider: provider, Until: until}}, evs...)...)
 }
 
 // BackoffUntil returns the end of provider's pause (zero when it has

@@ -2,6 +2,7 @@ package lane_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -11,7 +12,12 @@ import (
 	"github.com/reinhq/rein/lane/lanetest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) != "" {
+		os.Exit(holdHelper())
+	}
+	goleak.VerifyTestMain(m)
+}
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 

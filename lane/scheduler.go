@@ -195,7 +195,9 @@ const (
 
 // Event is one scheduling decision, for Options.Observe.
 type Event struct {
-	Type     EventType
+	Type EventType
+	// At is the scheduler's clock at the decision.
+	At       time.Time
 	Session  string
 	Provider string
 	Priority Priority
@@ -212,7 +214,14 @@ func (s *Scheduler) emit(evs ...Event) {
 	if s.o.Observe == nil {
 		return
 	}
+	var now time.Time
 	for _, e := range evs {
+		if e.At.IsZero() {
+			if now.IsZero() {
+				now = s.clock.Now()
+			}
+			e.At = now
+		}
 		s.o.Observe(e)
 	}
 }

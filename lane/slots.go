@@ -124,10 +124,10 @@ func (s *Scheduler) Acquire(ctx context.Context, r Request) (context.Context, *S
 	evs := s.dispatchLocked(now)
 	queued := w.slot == nil
 	s.mu.Unlock()
+	s.emit(evs...)
 	if queued {
 		s.emit(Event{Type: EventQueued, Session: r.Session, Provider: r.Provider, Priority: r.Priority})
 	}
-	s.emit(evs...)
 	select {
 	case <-w.ready:
 	case <-ctx.Done():
@@ -184,7 +184,7 @@ func (s *Scheduler) dispatchLocked(now time.Time) []Event {
 		}
 		w.slot = sl
 		close(w.ready)
-		evs = append(evs, Event{Type: EventGranted, Session: w.req.Session, Provider: w.req.Provider, Priority: w.req.Priority, Waited: sl.waited, InUse: s.used})
+		evs = append(evs, Event{Type: EventGranted, At: now, Session: w.req.Session, Provider: w.req.Provider, Priority: w.req.Priority, Waited: sl.waited, InUse: s.used})
 	}
 	for _, w := range skipped {
 		heap.Push(&s.queue, w)

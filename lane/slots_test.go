@@ -3,6 +3,7 @@ package lane_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
@@ -249,4 +250,48 @@ func join(ss []string) string {
 		out += s
 	}
 	return out
+}
+
+// TestNoStarvationUnderFlood: with the only slot always wanted by fresh
+// foreground requests, a background request is still served, and before
+// any foreground request that arrived after its deadline.
+func TestNoStarvationUnderFlood(t *testing.T) {
+	r := newRig(t, lane.Options{MaxRequests: 1, Aging: time.Second, RequestIdle: -1})
+	_, holder := mustAcquire(t, r.s, lane.Request{})
+	out := make(chan acquired, 64)
+	bgAt := r.clock.Now()
+	acquireAsync(context.Background(), r.s, lane.Request{Priority: lane.Background}, "bg", out)
+	r.await(t, lane.EventQueued)
+	arrived := map[string]time.Time{}
+	fg := 0
+	for step := 0; step < 40; step++ {
+		// Two new foreground requests every half second of holding.
+		for range 2 {
+			tag := "fg" + strconv.Itoa(fg)
+			fg++
+			arrived[tag] = r.clock.Now()
+			acquireAsync(context.Background(), r.s, lane.Request{Priority: lane.Foreground}, tag, out)
+			r.await(t, lane.EventQueued)
+		}
+		r.clock.Advance(500 * time.Millisecond)
+		holder.Release()
+		next := recv(t, out)
+		if next.tag == "bg" {
+			// Served after the foreground requests that arrived before
+			// its deadline (2 s): 8 of them, half a second each.
+			if w := next.slot.Waited(); w != 4500*time.Millisecond {
+				t.Fatalf("background waited %v", w)
+			}
+			next.slot.Release()
+			for range fg - step { // the rest of the flood
+				recv(t, out).slot.Release()
+			}
+			return
+		}
+		if arrived[next.tag].After(bgAt.Add(2 * time.Second)) {
+			t.Fatalf("%s arrived after the background request's deadline and went first", next.tag)
+		}
+		holder = next.slot
+	}
+	t.Fatal("the background request starved")
 }

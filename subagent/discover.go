@@ -125,7 +125,7 @@ func (c *Catalog) Lookup(name string) (Definition, bool) {
 	return Definition{}, false
 }
 
-// All returns every definition, sorted by name.
+// All returns every definition, sorted by name without regard to case.
 func (c *Catalog) All() []Definition {
 	if c == nil {
 		return nil
@@ -134,7 +134,12 @@ func (c *Catalog) All() []Definition {
 	for _, d := range c.defs {
 		out = append(out, d)
 	}
-	slices.SortFunc(out, func(a, b Definition) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b Definition) int {
+		if c := strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	return out
 }
 

@@ -98,7 +98,7 @@ func shownPath(root, home, p string) string {
 
 func printAgents(w io.Writer, c *subagent.Catalog, show func(string) string) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSCOPE\tMODEL\tTOOLS\tSOURCE")
+	fmt.Fprintln(tw, "NAME\tSCOPE\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION")
 	for _, d := range c.All() {
 		model := d.Model
 		if model == "" || model == "inherit" {
@@ -114,7 +114,7 @@ func printAgents(w io.Writer, c *subagent.Catalog, show func(string) string) {
 		if len(d.DisallowedTools) > 0 {
 			tools += " −" + strings.Join(d.DisallowedTools, ", −")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, model, tools, show(d.Source))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, model, tools, show(d.Source), shortText(d.Description, 60))
 	}
 	tw.Flush()
 	var warns []string
@@ -135,6 +135,15 @@ func printAgents(w io.Writer, c *subagent.Catalog, show func(string) string) {
 		skipped = append(skipped, s.String())
 	}
 	section(w, "skipped", skipped)
+}
+
+// shortText is s on one line, cut to n runes with an ellipsis.
+func shortText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
 }
 
 func section(w io.Writer, title string, lines []string) {

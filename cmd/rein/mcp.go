@@ -56,7 +56,11 @@ Servers are read from ~/.config/rein/mcp.json, ~/.config/rein/config.json,
 				if p := catalog.UserConfigPath(e.getenv); p != "" {
 					user = filepath.Dir(p)
 				}
-				fmt.Fprintln(e.stdout, "no MCP servers configured (looked in: "+strings.Join(mcp.Paths(user, dir), ", ")+")")
+				looked := mcp.Paths(user, dir)
+				if home := e.getenv("HOME"); home != "" {
+					looked = append(looked, filepath.Join(home, ".claude.json"))
+				}
+				fmt.Fprintln(e.stdout, "no MCP servers configured (looked in: "+strings.Join(looked, ", ")+")")
 				return nil
 			}
 			for _, st := range sts {
