@@ -141,8 +141,18 @@ func TestRecoveryAfterCrash(t *testing.T) {
 	if tot := h.Totals(); tot.Usage.Input != 100 || tot.Replies != 1 || tot.Dropped != 1 {
 		t.Fatalf("totals before the prompt: %+v", tot)
 	}
+	var told []string
+	h.Subscribe(func(_ context.Context, e Event) error {
+		if e.Type == "message_end" && e.Message.Role == llm.RoleToolResult {
+			told = append(told, e.Message.ToolCallID)
+		}
+		return nil
+	})
 	if _, err := h.Prompt(context.Background(), "continue"); err != nil {
 		t.Fatal(err)
+	}
+	if len(told) != 1 || told[0] != "c1" {
+		t.Fatalf("listeners were told of results %v, want the re-run c1", told)
 	}
 	if look.Load() != 1 || bump.Load() != 0 {
 		t.Fatalf("runs: look %d (want 1, again), bump %d (want 0)", look.Load(), bump.Load())

@@ -40,13 +40,16 @@ type run struct {
 	cancel context.CancelFunc
 	msgs   []llm.Message // the conversation: context, inputs, loop messages
 	inputs []llm.Message // what the prompt added before the loop
-	added  []llm.Message // everything persisted by this run
-	system []llm.SystemPart
-	snap   Snapshot
-	turn   int
-	usage  llm.Usage
-	last   *llm.Message // the last assistant message
-	cw     *window      // context management of the run
+	// recovered are the results of the tool calls a crash left open,
+	// persisted before the inputs (see recoverCalls).
+	recovered []llm.Message
+	added     []llm.Message // everything persisted by this run
+	system    []llm.SystemPart
+	snap      Snapshot
+	turn      int
+	usage     llm.Usage
+	last      *llm.Message // the last assistant message
+	cw        *window      // context management of the run
 
 	loopEnd agent.Event
 	loopErr error
@@ -120,6 +123,7 @@ func (r *run) start(ctx context.Context, prompt llm.Message) error {
 		return err
 	}
 	recovered, err := r.recoverCalls(ctx)
+	r.recovered = recovered
 	r.added = append(r.added, recovered...)
 	r.msgs = append(r.msgs, recovered...)
 	if err != nil {
@@ -190,6 +194,11 @@ func (r *run) handle(ctx context.Context, ev agent.Event, err error) bool {
 	switch ev.Type {
 	case agent.EventAgentStart:
 		r.tell(ctx, ev)
+		for i := range r.recovered {
+			m := &r.recovered[i]
+			r.tell(ctx, agent.Event{Type: agent.EventMessageStart, Message: m})
+			r.tell(ctx, agent.Event{Type: agent.EventMessageEnd, Message: m})
+		}
 		for i := range r.inputs {
 			m := &r.inputs[i]
 			r.tell(ctx, agent.Event{Type: agent.EventMessageStart, Message: m})

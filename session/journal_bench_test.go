@@ -113,48 +113,81 @@ func BenchmarkReopenRecover10k(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(n), "ms/op")
 }
 
+// syncCounter counts the fsyncs of a session file.
+type syncCounter struct {
+	*os.File
+	n *int
+}
+
+func (c syncCounter) Sync() error { *c.n++; return c.File.Sync() }
+
 // BenchmarkTurnJournal measures the log cost of one turn with one tool
-// call on a real file in the default SyncEvery mode: the two messages a
-// turn always wrote (synced), and the same with the journal entries the
-// harness adds around them, for a tool that is not idempotent (one more
-// fsync) and for one that is (none). The difference is the journal's
+// call on a real file: the two messages a turn always wrote, and the
+// same with the journal entries the harness adds around them, for a
+// tool that is not idempotent (its start is synced) and for one that is.
+// With SyncEvery (the default) the time is mostly fsyncs, so fsyncs/turn
+// is reported too; with SyncBatch (no fsync) the time is the encoding
+// and writing alone. The difference to "messages" is the journal's
 // per-turn overhead.
 func BenchmarkTurnJournal(b *testing.B) {
 	asst, res := realisticMessage(1), realisticMessage(2)
-	for _, mode := range []string{"messages", "journal-idempotent", "journal-not-idempotent"} {
-		b.Run(mode, func(b *testing.B) {
-			s, err := Create(Options{Dir: b.TempDir()})
-			if err != nil {
-				b.Fatal(err)
+	for _, sync := range []SyncMode{SyncEvery, SyncBatch} {
+		for _, mode := range []string{"messages", "journal-idempotent", "journal-not-idempotent"} {
+			name := mode + "/every"
+			if sync == SyncBatch {
+				name = mode + "/nosync"
 			}
-			defer s.Close()
-			n := 0
-			for b.Loop() {
-				if mode != "messages" {
-					r, _ := s.AppendUnsynced(Entry{Type: TypeRequestStarted, Turn: n})
-					_, _ = s.AppendUnsynced(Entry{Type: TypeRequestSettled, Target: r.ID, Status: StatusOK})
-				}
-				if _, err := s.Append(Entry{Type: TypeMessage, Message: &asst}); err != nil {
-					b.Fatal(err)
-				}
-				if mode != "messages" {
-					start := Entry{Type: TypeToolStarted, CallID: fmt.Sprint(n), ToolName: "t", Idempotent: mode == "journal-idempotent"}
-					if start.Idempotent {
-						_, err = s.AppendUnsynced(start)
-					} else {
-						_, err = s.Append(start)
-					}
+			b.Run(name, func(b *testing.B) {
+				syncs := 0
+				open := func(name string, flag int, perm os.FileMode) (File, error) {
+					f, err := os.OpenFile(name, flag, perm)
 					if err != nil {
-						b.Fatal(err)
+						return nil, err
 					}
-					_, _ = s.AppendUnsynced(Entry{Type: TypeToolSettled, CallID: fmt.Sprint(n), ToolName: "t", Status: StatusOK})
+					return syncCounter{f, &syncs}, nil
 				}
-				if _, err := s.Append(Entry{Type: TypeMessage, Message: &res}); err != nil {
+				s, err := Create(Options{Dir: b.TempDir(), Sync: sync, SyncInterval: 1 << 62, OpenFile: open})
+				if err != nil {
 					b.Fatal(err)
 				}
-				n++
-			}
-			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n), "µs/turn")
-		})
+				defer s.Close()
+				syncs = 0
+				n := 0
+				for b.Loop() {
+					turnEntries(b, s, mode, n, &asst, &res)
+					n++
+				}
+				b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(n), "µs/turn")
+				b.ReportMetric(float64(syncs)/float64(n), "fsyncs/turn")
+			})
+		}
+	}
+}
+
+// turnEntries writes the entries of one turn as the harness does.
+func turnEntries(b *testing.B, s *Session, mode string, n int, asst, res *llm.Message) {
+	journal := mode != "messages"
+	if journal {
+		r, _ := s.AppendUnsynced(Entry{Type: TypeRequestStarted, Turn: n})
+		_, _ = s.AppendUnsynced(Entry{Type: TypeRequestSettled, Target: r.ID, Status: StatusOK})
+	}
+	if _, err := s.Append(Entry{Type: TypeMessage, Message: asst}); err != nil {
+		b.Fatal(err)
+	}
+	if journal {
+		start := Entry{Type: TypeToolStarted, CallID: fmt.Sprint(n), ToolName: "t", Idempotent: mode == "journal-idempotent"}
+		var err error
+		if start.Idempotent {
+			_, err = s.AppendUnsynced(start)
+		} else {
+			_, err = s.Append(start)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = s.AppendUnsynced(Entry{Type: TypeToolSettled, CallID: fmt.Sprint(n), ToolName: "t", Status: StatusOK})
+	}
+	if _, err := s.Append(Entry{Type: TypeMessage, Message: res}); err != nil {
+		b.Fatal(err)
 	}
 }
