@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
@@ -51,6 +52,9 @@ type Agent struct {
 	// lastRun is the record of the latest prompt.
 	lastRun telemetry.Record
 	runs    sync.WaitGroup // Submit calls and background hook runs
+	// inbox holds collected and interrupting messages (see Queue).
+	inboxOnce sync.Once
+	inbox     *lane.Inbox
 }
 
 func newAgent(s *setup, h *harness.Harness, sess *session.Session, found *prompt.Found, ps *perms, jobs *builtin.Jobs, bridge *mcpTools) *Agent {

@@ -53,6 +53,9 @@ func (a *Agent) enterLane(ctx context.Context, wait bool) (context.Context, func
 	} else {
 		o.Session = fmt.Sprintf("agent-%p", a)
 	}
+	if lane.RunOf(ctx).Session() == o.Session {
+		return ctx, func() {}, nil // the caller holds the session's turn already
+	}
 	ctx, run, err := a.s.scheduler().Enter(ctx, o)
 	if err != nil {
 		if wait {
@@ -74,3 +77,49 @@ func watchProgress(h *harness.Harness) {
 		return nil
 	})
 }
+
+// Queue sends text to the agent's session by mode (see docs/lanes.md):
+// steer and followup go to the running prompt's queues, as Steer and
+// FollowUp do; collect holds the text and, with every message collected
+// until the prompt's turn comes, runs it as one prompt (joined by blank
+// lines) once the running prompt ends; interrupt aborts the running
+// prompt and runs text next among the queued messages (runs already
+// waiting in the session's lane keep their place). Prompts Queue starts
+// run in the background, in the session's lane: their events arrive
+// through Subscribe. An empty text or an unknown mode is an error and
+// nothing is queued.
+func (a *Agent) Queue(text string, mode lane.QueueMode) (lane.Delivery, error) {
+	d, err := a.queue().SendAs(mode, text)
+	if err != nil || (d != lane.Collected && d != lane.Interrupted) {
+		return d, err
+	}
+	a.background(func(ctx context.Context) {
+		ctx, leave, err := a.enterLane(ctx, true)
+		if err != nil {
+			return
+		}
+		defer leave()
+		// Take the text only now that it is the prompt's turn, so that
+		// everything collected meanwhile goes in one prompt.
+		if text, ok := a.queue().Next(); ok {
+			_, _ = a.submit(ctx, true, text, nil, telemetry.Info{})
+		}
+	})
+	return d, nil
+}
+
+// Queued is the number of collected and interrupting messages waiting
+// for their prompt.
+func (a *Agent) Queued() int { return a.queue().Pending() }
+
+func (a *Agent) queue() *lane.Inbox {
+	a.inboxOnce.Do(func() { a.inbox, _ = lane.NewInbox(inboxTarget{a}, lane.ModeFollowUp) })
+	return a.inbox
+}
+
+// inboxTarget delivers steering and follow-ups to the agent.
+type inboxTarget struct{ a *Agent }
+
+func (t inboxTarget) Steer(text string) error    { return t.a.Steer(text) }
+func (t inboxTarget) FollowUp(text string) error { return t.a.FollowUp(text) }
+func (t inboxTarget) Abort()                     { t.a.Abort() }

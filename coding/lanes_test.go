@@ -3,6 +3,7 @@ package coding
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -162,5 +163,61 @@ func TestLanesOneCapAcrossAgents(t *testing.T) {
 	}
 	if st := sched.Stats(); st.InUse != 0 || st.Waiting != 0 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestQueueCollectAndInterrupt(t *testing.T) {
+	e := newTestEnv(t)
+	sched, err := lane.New(lane.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGated()
+	o := e.options(t.TempDir(), g.reply(), g.reply(), g.reply(), g.reply())
+	o.Lanes = sched
+	a, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan harness.Result, 1)
+	go func() {
+		res, _ := a.Submit(context.Background(), "one")
+		first <- res
+	}()
+	if got := <-g.in; got != "one" {
+		t.Fatalf("asked %q", got)
+	}
+	for _, m := range []string{"a", "b"} {
+		if d, err := a.Queue(m, lane.ModeCollect); err != nil || d != lane.Collected {
+			t.Fatalf("collect %q: %s %v", m, d, err)
+		}
+	}
+	if _, err := a.Queue("x", "shout"); err == nil {
+		t.Fatal("an unknown mode was accepted")
+	}
+	if a.Queued() != 2 {
+		t.Fatalf("queued %d", a.Queued())
+	}
+	g.open <- struct{}{}
+	<-first
+	// The collected messages run as one prompt once "one" has ended.
+	if got := <-g.in; got != "a\n\nb" {
+		t.Fatalf("asked %q, want the collected messages in one prompt", got)
+	}
+	// An interrupt aborts it and runs next.
+	if d, err := a.Queue("stop, do this", lane.ModeInterrupt); err != nil || d != lane.Interrupted {
+		t.Fatalf("interrupt: %s %v", d, err)
+	}
+	if got := <-g.in; got != "stop, do this" {
+		t.Fatalf("asked %q", got)
+	}
+	g.open <- struct{}{}
+	if err := a.Close(); err != nil { // waits for the background prompts
+		t.Fatal(err)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if want := []string{"one", "a\n\nb", "stop, do this"}; fmt.Sprint(g.asked) != fmt.Sprint(want) {
+		t.Fatalf("asked %q, want %q", g.asked, want)
 	}
 }

@@ -214,8 +214,13 @@ func (s *Scheduler) schedulePollLocked(l *sessionLane) {
 	})
 }
 
-// Session is the run's session key.
-func (r *Run) Session() string { return r.session }
+// Session is the run's session key ("" for a nil run).
+func (r *Run) Session() string {
+	if r == nil {
+		return ""
+	}
+	return r.session
+}
 
 // Priority is the priority of the run's model requests.
 func (r *Run) Priority() Priority { return r.priority }
