@@ -215,8 +215,11 @@ func TestACPXNamedSessionResumedByAFreshProcess(t *testing.T) {
 	}
 	id := strings.TrimSuffix(logs[0][strings.LastIndex(logs[0], "_")+1:], ".jsonl")
 
-	// A fresh acpx (its own home: no queue owner, no records) continues
-	// the session by id, in a fresh rein process.
+	// The first acpx closes its session, so that its rein process lets
+	// the session go (one process holds a session at a time). A fresh
+	// acpx (its own home: no queue owner, no records) then continues it
+	// by id, in a fresh rein process.
+	x.run(t, agent, "sessions", "close", "work")
 	x.home = t.TempDir()
 	fresh := x.agent(t, `{"text":"third answer"}`)
 	x.run(t, fresh, "sessions", "new", "--name", "again", "--resume-session", id)
