@@ -73,14 +73,26 @@ func toolThenText(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"id":"msg_x","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}}`, req.Model)
 		return
 	}
+	command := ""
+	if shell != "" && !answered {
+		command = "echo hi"
+	}
+	streamShellOrText(w, req.Model, shell, command)
+}
+
+// streamShellOrText streams a Messages API reply: a call of the shell
+// tool running command, or, when command is "", the text DONE.
+func streamShellOrText(w http.ResponseWriter, model, shell, command string) {
 	w.Header().Set("content-type", "text/event-stream")
 	send := func(event, data string) { fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data) }
-	send("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"`+req.Model+`","content":[],"stop_reason":null,"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":5,"cache_creation_input_tokens":7}}}`)
+	send("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"`+model+`","content":[],"stop_reason":null,"usage":{"input_tokens":100,"output_tokens":1,"cache_read_input_tokens":5,"cache_creation_input_tokens":7}}}`)
 	stop := "end_turn"
-	if shell != "" && !answered {
+	if command != "" {
 		stop = "tool_use"
+		input, _ := json.Marshal(map[string]string{"command": command})
+		delta, _ := json.Marshal(map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]string{"type": "input_json_delta", "partial_json": string(input)}})
 		send("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":"`+shell+`","input":{}}}`)
-		send("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"echo hi\"}"}}`)
+		send("content_block_delta", string(delta))
 	} else {
 		send("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
 		send("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"DONE"}}`)

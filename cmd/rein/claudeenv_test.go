@@ -72,21 +72,11 @@ func (p *envProbe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"id":"msg_x","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}}`, req.Model)
 		return
 	}
-	w.Header().Set("content-type", "text/event-stream")
-	send := func(event, data string) { fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, data) }
-	send("message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"`+req.Model+`","content":[],"stop_reason":null,"usage":{"input_tokens":100,"output_tokens":1}}}`)
-	stop := "end_turn"
+	command := ""
 	if shell != "" && !answered {
-		stop = "tool_use"
-		send("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":"`+shell+`","input":{}}}`)
-		send("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"printenv FROM_USER FROM_PROJECT BOTH\"}"}}`)
-	} else {
-		send("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)
-		send("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"DONE"}}`)
+		command = "printenv FROM_USER FROM_PROJECT BOTH"
 	}
-	send("content_block_stop", `{"type":"content_block_stop","index":0}`)
-	send("message_delta", `{"type":"message_delta","delta":{"stop_reason":"`+stop+`"},"usage":{"output_tokens":20}}`)
-	send("message_stop", `{"type":"message_stop"}`)
+	streamShellOrText(w, req.Model, shell, command)
 }
 
 func (p *envProbe) seen() string {
