@@ -32,6 +32,8 @@ type helperSpec struct {
 	Exec      bool     `json:"exec,omitempty"`
 	Writable  []string `json:"writable,omitempty"`
 	NoNetwork bool     `json:"no_network,omitempty"`
+	// Hidden are the paths the command may not read (see readRules).
+	Hidden []string `json:"hidden,omitempty"`
 }
 
 func wrapHelper(cmd *exec.Cmd, p Policy, confine bool) error {
@@ -47,7 +49,11 @@ func wrapHelper(cmd *exec.Cmd, p Policy, confine bool) error {
 	if confine && p.TempDir != "" {
 		w = append(w, p.TempDir)
 	}
-	spec, err := json.Marshal(helperSpec{Confine: confine, Writable: w, NoNetwork: p.NoNetwork})
+	hs := helperSpec{Confine: confine, Writable: w, NoNetwork: p.NoNetwork}
+	if confine {
+		hs.Hidden = p.hidden()
+	}
+	spec, err := json.Marshal(hs)
 	if err != nil {
 		return err
 	}
@@ -247,10 +253,8 @@ func childrenOf(pid int) []int {
 // restrict applies the Landlock rules of spec to the helper (and so to
 // everything it starts).
 func restrict(spec helperSpec) error {
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
-	}
+	rules := append(readRules(spec.Hidden),
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing())
 	if len(spec.Writable) > 0 {
 		rules = append(rules, landlock.RWDirs(spec.Writable...).IgnoreIfMissing())
 	}

@@ -55,9 +55,7 @@ type attempt struct {
 	noNetwork  bool
 	// harmful attempts are not run unconfined as a control.
 	harmful bool
-	// landlock marks what Landlock is documented not to hold.
-	landlockGap string
-	escaped     func(e *matrixEnv, out string) bool
+	escaped func(e *matrixEnv, out string) bool
 }
 
 const (
@@ -97,20 +95,20 @@ var attempts = []attempt{
 			os.Remove(f)
 			return hit || readFile(filepath.Join(e.hostTmp, "keep")) != "keep"
 		}},
-	{name: "hook in .git/hooks", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: "hook in .git/hooks", kind: kindProtected,
 		script:  `printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit`,
 		escaped: func(e *matrixEnv, out string) bool { return exists(filepath.Join(e.ws, ".git/hooks/pre-commit")) }},
-	{name: "core.fsmonitor in .git/config", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: "core.fsmonitor in .git/config", kind: kindProtected,
 		script: `git config core.fsmonitor "touch pwned" 2>&1; printf '[core]\n\tfsmonitor = touch pwned\n' >> .git/config`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return strings.Contains(readFile(filepath.Join(e.ws, ".git/config")), "fsmonitor")
 		}},
-	{name: "rein config in .rein", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: "rein config in .rein", kind: kindProtected,
 		script: `echo '{"sandbox":"off"}' > .rein/security.json; echo '{}' > .rein/config.json`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return exists(filepath.Join(e.ws, ".rein/security.json")) || readFile(filepath.Join(e.ws, ".rein/config.json")) != "keep"
 		}},
-	{name: ".claude/settings.json by python", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: ".claude/settings.json by python", kind: kindProtected,
 		script: `if command -v python3 >/dev/null; then python3 -c 'open(".claude/settings.json","w").write("{\"hooks\":1}")'; else echo '{"hooks":1}' > .claude/settings.json; fi`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return readFile(filepath.Join(e.ws, ".claude/settings.json")) != "keep"
@@ -118,17 +116,17 @@ var attempts = []attempt{
 	{name: "plant a missing .mcp.json by python", kind: kindProtected,
 		script:  `if command -v python3 >/dev/null; then python3 -c 'open(".mcp.json","w").write("{\"mcpServers\":{}}")'; else echo '{"mcpServers":{}}' > .mcp.json; fi`,
 		escaped: func(e *matrixEnv, out string) bool { return exists(filepath.Join(e.ws, ".mcp.json")) }},
-	{name: "rename .git, plant .git/config", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: "rename .git, plant .git/config", kind: kindProtected,
 		script: `mv .git gitx 2>&1; mkdir -p .git && printf '[core]\n\tfsmonitor = touch pwned\n' > .git/config`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return strings.Contains(readFile(filepath.Join(e.ws, ".git/config")), "fsmonitor") || exists(filepath.Join(e.ws, "gitx"))
 		}},
-	{name: "rename .claude, plant settings", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: "rename .claude, plant settings", kind: kindProtected,
 		script: `mv .claude c2 2>&1; mkdir -p .claude && echo '{"hooks":1}' > .claude/settings.json`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return readFile(filepath.Join(e.ws, ".claude/settings.json")) != "keep" || exists(filepath.Join(e.ws, "c2"))
 		}},
-	{name: "replace .git/config through a lock file", kind: kindProtected, landlockGap: "Landlock cannot keep a path inside a writable directory read-only",
+	{name: "replace .git/config through a lock file", kind: kindProtected,
 		script: `printf '[core]\n\tfsmonitor = touch pwned\n' > .git/config.lock && mv -f .git/config.lock .git/config 2>&1; rm -rf .git/hooks 2>&1`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return strings.Contains(readFile(filepath.Join(e.ws, ".git/config")), "fsmonitor") || !exists(filepath.Join(e.ws, ".git/hooks"))
@@ -136,7 +134,7 @@ var attempts = []attempt{
 	{name: "Unix socket outside, network off", kind: kindSocket, noNetwork: true,
 		script:  `REIN_SANDBOX_TEST_DIAL="$SOCK" "$DIALER"`,
 		escaped: func(e *matrixEnv, out string) bool { return strings.Contains(out, "CONNECTED") }},
-	{name: "read ~/.ssh key", kind: kindSecret, landlockGap: "Landlock cannot hide a path it lets a command read around",
+	{name: "read ~/.ssh key", kind: kindSecret,
 		script: `cat "$FAKEHOME/.ssh/id_ed25519" 2>/dev/null; ls -1 "$FAKEHOME/.ssh" 2>/dev/null`,
 		escaped: func(e *matrixEnv, out string) bool {
 			return strings.Contains(out, "PRIVATE-"+e.id) || strings.Contains("\n"+out, "\nid_ed25519\n")
@@ -277,7 +275,7 @@ func TestConfinementMatrix(t *testing.T) {
 			t.Errorf("control: %q did not get out when unconfined, so the check cannot see an escape: %q", a.name, out)
 		}
 	}
-	type tally struct{ outside, mounts, protected, sockets, secrets, gaps int }
+	type tally struct{ outside, mounts, protected, sockets, secrets int }
 	for _, b := range bs {
 		var n tally
 		for i, a := range attempts {
@@ -285,11 +283,6 @@ func TestConfinementMatrix(t *testing.T) {
 			out := runAttempt(t, e, a, b)
 			if !a.escaped(e, out) {
 				t.Logf("%-8s %-42s held", b, a.name)
-				continue
-			}
-			if b == Landlock && a.landlockGap != "" {
-				n.gaps++
-				t.Logf("%-8s %-42s NOT HELD (documented: %s)", b, a.name, a.landlockGap)
 				continue
 			}
 			t.Errorf("%-8s %-42s GOT OUT: %q", b, a.name, out)
@@ -306,7 +299,7 @@ func TestConfinementMatrix(t *testing.T) {
 				n.secrets++
 			}
 		}
-		t.Logf("%s as uid %d: %d attempts; writes outside %d, remounts/umounts/sysctl writes %d, protected paths changed %d, sockets reached %d, secrets read %d; documented Landlock gaps %d",
-			b, os.Getuid(), len(attempts), n.outside, n.mounts, n.protected, n.sockets, n.secrets, n.gaps)
+		t.Logf("%s as uid %d: %d attempts; writes outside %d, remounts/umounts/sysctl writes %d, protected paths changed %d, sockets reached %d, secrets read %d",
+			b, os.Getuid(), len(attempts), n.outside, n.mounts, n.protected, n.sockets, n.secrets)
 	}
 }

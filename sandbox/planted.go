@@ -19,9 +19,16 @@ import (
 // A protected path whose parent directory was missing too (a .git made
 // by `git init` or `git clone` during the command) is not swept: the
 // whole tree is new, and moving its config would break it.
+//
+// Under Landlock, which cannot keep existing protected paths read-only,
+// a Watch also holds a shield: what those paths held before the command,
+// which Sweep puts back (see shield).
 type Watch struct {
 	workspace string
 	missing   []string
+	shield    *shield
+	existing  []string
+	swept     bool
 }
 
 // NewWatch starts a watch for the protected paths of p. It watches
@@ -34,6 +41,9 @@ func NewWatch(p Policy) *Watch {
 	}
 	for _, q := range p.protectedAll() {
 		if _, err := os.Lstat(q); !errors.Is(err, os.ErrNotExist) {
+			if err == nil {
+				w.existing = append(w.existing, q)
+			}
 			continue
 		}
 		if _, err := os.Lstat(filepath.Dir(q)); err != nil {
@@ -41,25 +51,46 @@ func NewWatch(p Policy) *Watch {
 		}
 		w.missing = append(w.missing, q)
 	}
+	if Effective(p) == Landlock {
+		w.shield = acquireShield(p.Workspace, w.existing)
+	}
 	return w
 }
 
 // Planted is a protected path a command created, and where Sweep moved
 // it.
 type Planted struct {
-	// Path and MovedTo are relative to the workspace.
+	// Path and MovedTo are relative to the workspace. MovedTo is ""
+	// when a removed protected path was put back.
 	Path, MovedTo string
+	// Restored is set when the original was put back at Path (the
+	// command's version, if any, is at MovedTo).
+	Restored bool
 }
 
 // Sweep moves every watched path that now exists to a sibling named
 // NAME.planted-TIME (nothing is deleted) and returns what it moved. An
 // error names the paths it could not move; they are still in place.
+//
+// Under Landlock Sweep also puts back what the command changed in the
+// existing protected paths. Call it once, after the command, also when
+// the command could not start: a Watch under Landlock holds a snapshot
+// shared with the commands that overlap it in time until then.
 func (w *Watch) Sweep() ([]Planted, error) {
-	if w == nil {
+	if w == nil || w.swept {
 		return nil, nil
 	}
+	w.swept = true
 	var out []Planted
 	var errs []error
+	if w.shield != nil {
+		restored, err := w.shield.restore(w.existing)
+		w.shield.release()
+		out = append(out, restored...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
 	stamp := time.Now().UTC().Format("20060102T150405")
 	for _, q := range w.missing {
 		if _, err := os.Lstat(q); err != nil {

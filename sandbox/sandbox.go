@@ -293,7 +293,7 @@ func Notice(p Policy) string {
 	case Bwrap:
 		return fmt.Sprintf("sandbox: %s, %s, with bubblewrap", mode, net)
 	case Landlock:
-		return fmt.Sprintf("sandbox: %s, %s, with Landlock (bubblewrap is not installed, so .git/hooks and .rein inside the workspace are writable and rein's environment is hidden by Landlock's ptrace rule only)", mode, net)
+		return fmt.Sprintf("sandbox: %s, %s, with Landlock (bubblewrap is not installed, so protected files such as .git/config are put back after each command rather than kept read-only, and rein's environment is hidden by Landlock's ptrace rule only)", mode, net)
 	}
 	if p.Fallback == Refuse {
 		return fmt.Sprintf("sandbox: %s was asked for, but neither bubblewrap nor Landlock is available: commands will be refused (install bubblewrap, or set the sandbox mode to off)", mode)

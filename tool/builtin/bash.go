@@ -251,6 +251,7 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	if err := cmd.Start(); err != nil {
 		pr.Close()
 		pw.Close()
+		_ = sweep()
 		return tool.Result{}, fmt.Errorf("cannot start %s: %v", o.Shell, err)
 	}
 	pw.Close()

@@ -37,6 +37,7 @@ func wrapSandbox(cmd *exec.Cmd, o BashOptions, root string) (backend sandbox.Bac
 	w := sandbox.NewWatch(p)
 	b, err := sandbox.Wrap(cmd, p)
 	if err != nil || b == sandbox.None {
+		_, _ = w.Sweep() // let go of the watch: nothing ran
 		return b, sweep, err
 	}
 	return b, func() string { return plantedNote(w.Sweep()) }, nil
@@ -47,7 +48,14 @@ func wrapSandbox(cmd *exec.Cmd, o BashOptions, root string) (backend sandbox.Bac
 func plantedNote(moved []sandbox.Planted, err error) string {
 	var b strings.Builder
 	for _, m := range moved {
-		fmt.Fprintf(&b, "\nThe command created %s, which commands may not create (it can make programs run outside the sandbox later); it was moved to %s. Ask the user to create it if it is needed.", m.Path, m.MovedTo)
+		switch {
+		case m.Restored && m.MovedTo == "":
+			fmt.Fprintf(&b, "\nThe command removed %s, which commands may not change (it can make programs run outside the sandbox later); it was put back. Ask the user to change it if that is needed.", m.Path)
+		case m.Restored:
+			fmt.Fprintf(&b, "\nThe command changed or moved %s, which commands may not change (it can make programs run outside the sandbox later); the original was put back and the command's version is at %s. Ask the user to change it if that is needed.", m.Path, m.MovedTo)
+		default:
+			fmt.Fprintf(&b, "\nThe command created %s, which commands may not create (it can make programs run outside the sandbox later); it was moved to %s. Ask the user to create it if it is needed.", m.Path, m.MovedTo)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "\n%v", err)
@@ -88,6 +96,7 @@ func startJob(cmd *exec.Cmd, o BashOptions, root string, in bashArgs, backend sa
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		os.Remove(f.Name())
+		_ = sweep()
 		return tool.Result{}, fmt.Errorf("cannot start %s: %v", o.Shell, err)
 	}
 	f.Close()

@@ -170,3 +170,57 @@ func TestBashPlantedConfigMovedAside(t *testing.T) {
 	res = call(t, reg, "bash", `{"command":"cat ${TMPDIR:-/tmp}/rein-private-check"}`)
 	expect(t, res, false, "mine") // the private /tmp lasts for the run
 }
+
+// TestBashLandlockPutsProtectedBack runs commands under Landlock, which
+// cannot keep existing protected files read-only: a changed .git/config
+// and a new hook are undone when the command ends, the model is told,
+// the command's versions are kept aside, and ~/.ssh stays unreadable
+// while the rest of home is read.
+func TestBashLandlockPutsProtectedBack(t *testing.T) {
+	if sandbox.LandlockABI() == 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("the kernel has no Landlock")
+		}
+		t.Skip("the kernel has no Landlock")
+	}
+	w := newWorkspace(t)
+	home := t.TempDir()
+	for name, body := range map[string]string{".ssh/id_ed25519": "PRIVATE", ".profile": "PROFILE"} {
+		p := filepath.Join(home, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(w.Root, ".git", "hooks"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n"
+	if err := os.WriteFile(filepath.Join(w.Root, ".git", "config"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &sandbox.Policy{Mode: sandbox.WorkspaceWrite, Backend: sandbox.Landlock, Hidden: sandbox.DefaultHidden(home)}
+	reg := registry(t, Bash(w, BashOptions{Sandbox: p}))
+	res := call(t, reg, "bash", `{"command":"printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> .git/config; printf '#!/bin/sh\\n' > .git/hooks/pre-commit; echo made > work.txt; cat `+home+`/.profile; cat `+home+`/.ssh/id_ed25519; echo done"}`)
+	text := res.Text()
+	if !strings.Contains(text, "PROFILE") || strings.Contains(text, "PRIVATE") {
+		t.Errorf("home was not read around ~/.ssh: %q", text)
+	}
+	if got, _ := os.ReadFile(filepath.Join(w.Root, ".git", "config")); string(got) != config {
+		t.Errorf(".git/config = %q, want the original", got)
+	}
+	if _, err := os.Lstat(filepath.Join(w.Root, ".git", "hooks", "pre-commit")); err == nil {
+		t.Error("the planted hook is still in place")
+	}
+	if got, _ := os.ReadFile(filepath.Join(w.Root, "work.txt")); string(got) != "made\n" {
+		t.Errorf("ordinary work was not kept: %q", got)
+	}
+	for _, want := range []string{"changed or moved .git/config", "the original was put back", "created .git/hooks/pre-commit"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the result does not say %q: %q", want, text)
+		}
+	}
+	if kept, _ := filepath.Glob(filepath.Join(w.Root, ".git", "config.modified-*")); len(kept) != 1 {
+		t.Errorf("the command's .git/config was not kept aside: %v", kept)
+	}
+}
