@@ -104,6 +104,9 @@ type Info struct {
 	// Limits, when set, replace Options.Limits for this run (per-agent
 	// budgets). A child run is also held to its ancestors' limits.
 	Limits *Limits
+	// LimitsFrom says where Limits were set, for budget errors and
+	// warnings ("the budget of agent reviewer"); "" names the flags.
+	LimitsFrom string
 }
 
 // Run is one run being observed. Its methods are safe for concurrent use.
@@ -179,6 +182,9 @@ func (t *Telemetry) Begin(ctx context.Context, h *harness.Harness, info Info) (c
 		pm = parent.meter
 	}
 	r.meter = NewMeter(rec.ID, limits, pm, r.warn)
+	if info.Limits != nil {
+		r.meter.from = info.LimitsFrom
+	}
 	ctx = context.WithValue(ctx, runKey{}, r)
 	if t.o.Tracer != nil {
 		ctx, r.span = t.o.Tracer.StartRun(ctx, r)
