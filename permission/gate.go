@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,6 +97,13 @@ type Gate struct {
 	o Options
 
 	realWork string // the workspace with links resolved
+	// above holds what Lstat said of the workspace and each directory
+	// above it, when none is a link, looked at once in New: every
+	// decision's path probes start from it instead of asking the file
+	// system again. Commands cannot change them: they are outside every
+	// writable directory but the workspace, which a command inside it
+	// cannot rename.
+	above map[string]os.FileInfo
 
 	mu    sync.RWMutex
 	mode  Mode
@@ -118,6 +126,8 @@ func New(o Options) *Gate {
 		g.realWork = o.Workdir
 		if r := resolveLinks(o.Workdir); r != "" {
 			g.realWork = r
+		} else {
+			g.above = lstatAbove(o.Workdir)
 		}
 	}
 	return g
@@ -241,7 +251,8 @@ func (g *Gate) subject(call *tool.Call) subject {
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
 		s.touches = g.touches(s.bash)
-		s.probes = map[string]os.FileInfo{}
+		s.probes = make(map[string]os.FileInfo, len(g.above)+8)
+		maps.Copy(s.probes, g.above)
 		g.linkedPrograms(s.bash)
 		for j := range s.bash.cmds {
 			s.texts = append(s.texts, denyTexts(&s.bash.cmds[j])...)
@@ -268,9 +279,28 @@ func (g *Gate) abs(p string) string {
 	return filepath.Clean(p)
 }
 
+// lstatAbove returns the Lstat information of dir and of every
+// directory above it, keyed as probePath keys them; nil when one is
+// missing or not a directory.
+func lstatAbove(dir string) map[string]os.FileInfo {
+	out := map[string]os.FileInfo{}
+	for d := dir; d != string(filepath.Separator) && d != "."; d = filepath.Dir(d) {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			return nil
+		}
+		out[d] = fi
+	}
+	return out
+}
+
 func within(root, p string) bool {
 	if root == "" {
 		return false
+	}
+	if filepath.IsAbs(root) && filepath.IsAbs(p) {
+		r, q := filepath.Clean(root), filepath.Clean(p)
+		return q == r || r == string(filepath.Separator) || strings.HasPrefix(q, r+string(filepath.Separator))
 	}
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
