@@ -123,3 +123,45 @@ func readRuns(t *testing.T, a *Agent) []telemetry.Record {
 	}
 	return recs
 }
+
+// A background child that ends after the prompt that started it is
+// charged to that prompt's run: its record in .rein/runs and LastRun are
+// amended with the child, marked late.
+func TestSubagentBackgroundChargedToSpawningRun(t *testing.T) {
+	e := newTestEnv(t)
+	g := newGate()
+	child := func(ctx context.Context, req *llm.Request) (llm.Message, error) {
+		if err := g.wait(ctx); err != nil {
+			return llm.Message{}, err
+		}
+		return priced(text("child done")), nil
+	}
+	parent := faux.New(pricedReply(llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{agentCall("worker", "later", true)}}),
+		pricedReply(text("started it")), pricedReply(text("heard it")))
+	a := openParent(t, e, parent, child, defs{worker("worker")}, nil)
+	ends, unsub := events(a, "agent_end")
+	defer unsub()
+	if _, err := a.Submit(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	<-ends
+	first := a.LastRun()
+	if len(first.Children) != 0 {
+		t.Fatalf("the child ended before its parent's prompt: %+v", first.Children)
+	}
+	<-g.entered
+	close(g.open)
+	<-ends // the completion's wake-up prompt
+	if rec := a.Subagents().Children(); len(rec) != 1 || rec[0].State != subagent.Completed {
+		t.Fatalf("records %+v", rec)
+	}
+	var got telemetry.Record
+	for _, r := range readRuns(t, a) {
+		if r.ID == first.ID {
+			got = r
+		}
+	}
+	if len(got.Children) != 1 || !got.Children[0].Late || got.ChildUsage.Output != 10 || got.Usage.Output != 20 {
+		t.Errorf("the spawning run's record %+v", got)
+	}
+}

@@ -300,12 +300,52 @@ func (r *Run) End(res harness.Result, err error) Record {
 		total := usageOf(r.meter.Total())
 		c := Child{ID: rec.ID, Agent: rec.Agent, Outcome: rec.Outcome, Usage: total, Cost: r.meter.Total().Cost.Total}
 		p.mu.Lock()
+		c.Late = p.ended
 		p.rec.Children = append(p.rec.Children, c)
 		p.rec.ChildUsage.Add(c.Usage)
 		p.rec.ChildCost += c.Cost
+		var amended *Record
+		if p.ended {
+			a := p.snapshotLocked()
+			p.result, amended = &a, &a
+		}
 		p.mu.Unlock()
+		if amended != nil {
+			p.amend(amended)
+		}
 	}
 	return rec
+}
+
+// amend writes the record of a run that had ended again, after a child
+// it began (a background sub-agent) ended too: to the store, where the
+// later line replaces the first, and as another "run" entry to the
+// session, where the last entry of a run id is its record.
+func (r *Run) amend(rec *Record) {
+	r.t.write(rec)
+	if r.h == nil {
+		return
+	}
+	data, err := json.Marshal(rec)
+	if err == nil {
+		err = r.h.AppendEntry(session.Entry{Type: session.TypeCustom, Kind: SessionEntryKind, Data: data})
+	}
+	if err != nil {
+		r.t.o.Logger.Warn("cannot write the amended run entry to the session", "run", rec.ID, "err", err)
+	}
+}
+
+// Record returns the run's record: as it stands while the run goes on,
+// then End's, amended by the children that ended after it.
+func (r *Run) Record() Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.result != nil {
+		rec := *r.result
+		rec.Children = append([]Child(nil), rec.Children...)
+		return rec
+	}
+	return r.snapshotLocked()
 }
 
 func (t *Telemetry) write(rec *Record) {
