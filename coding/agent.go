@@ -49,8 +49,8 @@ type Agent struct {
 	mu     sync.Mutex
 	sess   *session.Session // nil without a log; replaced by Fork
 	closed bool
-	// lastRun is the record of the latest prompt.
-	lastRun telemetry.Record
+	// lastRun is the latest prompt's run.
+	lastRun *telemetry.Run
 	runs    sync.WaitGroup // Submit calls and background hook runs
 	// inbox holds collected and interrupting messages (see Queue).
 	inboxOnce sync.Once
