@@ -18,7 +18,7 @@ import (
 // user trusts the whole workspace for this run (see docs/agents.md). It
 // returns a note for each server it leaves out, naming the file.
 //
-// A server the parent turned off (Options.DisableMCP) or that pol denies
+// A server the root session turned off (Options.DisableMCP) or that pol denies
 // ("mcp__name" in a deny list) is left out too.
 func (a *Agent) childMCP(def subagent.Definition, pol subagent.Policy) (map[string]mcp.ServerConfig, []string) {
 	if len(def.MCPServers) == 0 {
@@ -28,7 +28,10 @@ func (a *Agent) childMCP(def subagent.Definition, pol subagent.Policy) (map[stri
 	note := func(format string, args ...any) {
 		notes = append(notes, fmt.Sprintf("agent %s (%s): ", def.Name, def.Source)+fmt.Sprintf(format, args...))
 	}
-	if slices.Contains(a.s.o.DisableMCP, "all") || a.s.noTools() {
+	// The user's choices are the root session's: a child's own options
+	// turn every configured server off.
+	ro := a.root().s.o
+	if slices.Contains(ro.DisableMCP, "all") || a.s.noTools() {
 		note("its MCP servers (%s) are not started: MCP is turned off for this session", strings.Join(def.MCPServers, ", "))
 		return nil, notes
 	}
@@ -55,13 +58,13 @@ func (a *Agent) childMCP(def subagent.Definition, pol subagent.Policy) (map[stri
 			out[name] = cfg.Servers[name]
 			continue
 		}
-		if sc, ok := a.s.o.MCPServers[name]; ok {
+		if sc, ok := ro.MCPServers[name]; ok {
 			out[name] = sc
 			continue
 		}
 		if configured == nil {
 			var err error
-			if configured, err = mcpConfig(a.s.o, a.s.ws.Root, a.s.o.DisableMCP, a.s.trust, false); err != nil {
+			if configured, err = mcpConfig(ro, a.s.ws.Root, ro.DisableMCP, a.s.trust, false); err != nil {
 				note("its MCP servers are not started: %v", err)
 				return nil, notes
 			}
