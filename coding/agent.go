@@ -42,6 +42,7 @@ type Agent struct {
 	subs     []*subscriber
 	watchers []*watcher
 	noted    map[string]bool // notes said once (noteOnce)
+	busyMode lane.QueueMode  // how Send delivers ("": steer)
 
 	// life ends when the agent closes; every run's context ends with it.
 	life context.Context
