@@ -41,6 +41,8 @@ type Agent struct {
 	smu      sync.Mutex
 	subs     []*subscriber
 	watchers []*watcher
+	noted    map[string]bool // notes said once (noteOnce)
+	busyMode lane.QueueMode  // how Send delivers ("": steer)
 
 	// life ends when the agent closes; every run's context ends with it.
 	life context.Context

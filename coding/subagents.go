@@ -290,7 +290,10 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 	co.PermissionMode = string(pol.Mode)
 	co.Interactive = a.root().perm.broker != nil
 	co.ConfirmTrust = nil
+	// Only the MCP servers its definition asks for (and may have) start.
 	co.DisableMCP = []string{"all"}
+	var notes []string
+	co.MCPServers, notes = a.childMCP(def, pol)
 	co.Strict = false
 	co.Frontend = "subagent"
 	co.Tracing = nil
@@ -309,6 +312,9 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 	}
 	label := fmt.Sprintf("agent %s %s: ", def.Name, ShortID(spec.ID))
 	warn := a.s.o.Warn
+	for _, n := range notes {
+		a.noteOnce("warning: " + n)
+	}
 	co.Warn = func(msg string) { warn(label + msg) }
 	c, err := open(ctx, co, nil)
 	if err != nil {
