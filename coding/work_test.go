@@ -171,3 +171,61 @@ func TestResumeShowsTheOpenListOnce(t *testing.T) {
 		t.Fatalf("volatile tiers after resume: %q, %q", vol(reqs[0]), vol(reqs[1]))
 	}
 }
+
+// TestWorkItemsPerBranch: after navigating back in the session tree and
+// after a fork, the agent's list is the branch's as of its branch point
+// plus its own changes, not the latest list in the file.
+func TestWorkItemsPerBranch(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t)
+	o := e.options(t.TempDir(),
+		faux.Calls("", faux.Call(work.AddTool, `{"title":"first"}`)), faux.Text("planned"),
+		faux.Calls("", faux.Call(work.AddTool, `{"title":"second on branch a"}`)), faux.Text("more"),
+		faux.Calls("", faux.Call(work.AddTool, `{"title":"on branch b"}`)), faux.Text("other"))
+	a, err := Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	titles := func() string {
+		var out []string
+		for _, it := range a.WorkItems().List() {
+			out = append(out, it.Title)
+		}
+		return strings.Join(out, ",")
+	}
+	if _, err := a.Submit(ctx, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	point := a.Session().Leaf() // the branch point: after the first run
+	if _, err := a.Submit(ctx, "go on"); err != nil {
+		t.Fatal(err)
+	}
+	branchA := a.Session().Leaf()
+	if got := titles(); got != "first,second on branch a" {
+		t.Fatalf("branch a: %s", got)
+	}
+	if _, err := a.Navigate(ctx, point); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(); got != "first" {
+		t.Fatalf("back at the branch point the list is %q, want the list as it stood there", got)
+	}
+	if _, err := a.Submit(ctx, "try another way"); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(); got != "first,on branch b" {
+		t.Fatalf("branch b: %s", got)
+	}
+	// A fork of branch a, made while the agent is on branch b.
+	f, err := a.Fork(branchA)
+	if err != nil || !f.Switched {
+		t.Fatalf("fork: %+v %v", f, err)
+	}
+	if got := titles(); got != "first,second on branch a" {
+		t.Fatalf("fork of branch a: %s", got)
+	}
+	if got, _ := work.Decode(a.Session().WorkItems()); len(got) != 2 || got[1].Title != "second on branch a" {
+		t.Fatalf("the fork's log holds %+v", got)
+	}
+}
