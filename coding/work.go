@@ -74,6 +74,11 @@ func (s *setup) workSetup(ctx context.Context, sess *session.Session) (*workStat
 		if err != nil {
 			return nil, err
 		}
+		if sess != nil {
+			// Evidence logged before (a resumed session, a crash) counts
+			// while its tree is the current one.
+			w.verifier.Restore(sess.Entries())
+		}
 	}
 	return w, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -227,5 +229,51 @@ func TestWorkItemsPerBranch(t *testing.T) {
 	}
 	if got, _ := work.Decode(a.Session().WorkItems()); len(got) != 2 || got[1].Title != "second on branch a" {
 		t.Fatalf("the fork's log holds %+v", got)
+	}
+}
+
+// TestResumedRunReusesLoggedEvidence: a --verify check that passed
+// before the session was closed counts when it is resumed on the same
+// tree (the command does not run again) and runs again after an edit.
+func TestResumedRunReusesLoggedEvidence(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t)
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"main.go": "package main\n"})
+	count := func() int {
+		b, _ := os.ReadFile(filepath.Join(dir, "runs.log"))
+		return strings.Count(string(b), "\n")
+	}
+	o := e.options(dir, faux.Text("done"))
+	o.Verify = []string{"echo run >> runs.log"}
+	a, err := Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Submit(ctx, "do it")
+	if err != nil || res.Stop != harness.StopCompleted || count() != 1 {
+		t.Fatalf("first run: %v %s, %d runs", err, res.Stop, count())
+	}
+	path := a.Session().Path()
+	a.Close()
+
+	o = e.options(dir, faux.Text("done again"), faux.Text("done after the edit"))
+	o.Verify = []string{"echo run >> runs.log"}
+	o.Session = path
+	a, err = Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	res, err = a.Submit(ctx, "check again")
+	if err != nil || res.Stop != harness.StopCompleted {
+		t.Fatalf("resumed run: %v %s", err, res.Stop)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("the resumed run ran the passing check again on the same tree (%d runs)", n)
+	}
+	write(t, dir, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	if res, err = a.Submit(ctx, "after an edit"); err != nil || res.Stop != harness.StopCompleted || count() != 2 {
+		t.Fatalf("after an edit: %v %s, %d runs", err, res.Stop, count())
 	}
 }
