@@ -238,7 +238,8 @@ func openHint(f interop.Format, s *interop.Session, path string) string {
 	case interop.Claude:
 		return "claude --resume " + interop.ClaudeSessionID(s.Header.ID) + "  (in " + s.Header.Cwd + ")"
 	case interop.Codex:
-		return "codex resume " + interop.CodexThreadID(s.Header.ID)
+		id := interop.CodexThreadID(s.Header.ID)
+		return "codex resume " + id + "  (codex migrate-rollouts --apply --thread " + id + " shows its commands in codex's app)"
 	}
 	return path
 }
