@@ -11,6 +11,7 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/permission"
 )
 
 func TestPromptStreamsThoughtsMessagesAndToolCalls(t *testing.T) {
@@ -21,7 +22,7 @@ func TestPromptStreamsThoughtsMessagesAndToolCalls(t *testing.T) {
 	p := faux.New(think, faux.Text("It says alpha."))
 	cn := connect(t, e.options(p, "auto_all"), newClient())
 	ns := cn.start(t, e.dir, sdk.FileSystemCapabilities{})
-	if ns.Modes == nil || ns.Modes.CurrentModeId != "auto_all" || len(ns.Modes.AvailableModes) != 5 {
+	if ns.Modes == nil || ns.Modes.CurrentModeId != "auto_all" || len(ns.Modes.AvailableModes) != len(permission.Modes()) {
 		t.Errorf("modes: %s", show(ns.Modes))
 	}
 	resp, err := cn.prompt(t, ns.SessionId, "what is in notes.txt?")

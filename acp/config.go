@@ -13,9 +13,10 @@ import (
 // modeNames describe rein's permission modes as ACP session modes.
 var modeNames = map[permission.Mode][2]string{
 	permission.ModePlan:     {"Plan", "read-only tools only; the model plans and changes nothing"},
+	permission.ModeDontAsk:  {"Don't ask", "reads and read-only commands inside the workspace run; what would ask is denied"},
 	permission.ModeAsk:      {"Ask", "every tool call asks unless a rule allows it"},
-	permission.ModeAutoRead: {"Auto read", "reading tools run; edits, commands and the rest ask"},
-	permission.ModeAutoEdit: {"Auto edit", "reads and edits inside the workspace run; commands ask"},
+	permission.ModeAutoRead: {"Auto read", "reads and read-only commands inside the workspace run; edits and other commands ask"},
+	permission.ModeAutoEdit: {"Auto edit", "reads, edits and mkdir/touch/mv/cp/rm inside the workspace run; other commands ask"},
 	permission.ModeAutoAll:  {"Auto all", "everything runs unless a rule, a protected path or the blocker says otherwise"},
 }
 

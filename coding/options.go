@@ -76,10 +76,16 @@ type Options struct {
 	// AgentCatalog and docs/agents.md).
 	Agents string
 
-	// PermissionMode is ask, auto_read, auto_edit, auto_all or plan; ""
-	// means the settings' defaultMode, else auto_read when Interactive and
-	// Terminal, else auto_all.
+	// PermissionMode is a mode in rein's or Claude Code's words (see
+	// permission.ParseMode); "" means the settings' defaultMode, else
+	// DefaultMode.
 	PermissionMode string
+	// DefaultMode is the mode when neither PermissionMode nor the
+	// settings name one; "" means auto_read (Claude Code's default): on a
+	// terminal what would ask asks, and where no one answers it is
+	// denied with the reason returned to the model. A front-end that runs
+	// a task nobody watches by design (rein long, the demo) sets its own.
+	DefaultMode string
 	// Interactive says someone answers approval requests (they arrive as
 	// events, see Event.Approval); without, calls that need approval are
 	// denied at once.

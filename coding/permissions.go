@@ -55,8 +55,10 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 	for _, w := range st.Warnings {
 		s.o.warnf("warning: %v", w)
 	}
-	// The mode: the option, else the settings, else auto_read where
-	// someone can answer on a terminal and auto_all where no one can.
+	// The mode: the option, else the settings, else auto_read (Claude
+	// Code's default): on a terminal what would ask asks, and where no one
+	// can answer it is denied with the reason returned to the model, as
+	// `claude -p` does.
 	switch {
 	case s.o.PermissionMode != "":
 		m, err := permission.ParseMode(s.o.PermissionMode)
@@ -66,10 +68,14 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 		ps.mode = m
 	case st.Mode != "":
 		ps.mode = st.Mode
-	case s.o.Interactive && s.o.Terminal:
-		ps.mode = permission.ModeAutoRead
+	case s.o.DefaultMode != "":
+		m, err := permission.ParseMode(s.o.DefaultMode)
+		if err != nil {
+			return nil, err
+		}
+		ps.mode = m
 	default:
-		ps.mode = permission.ModeAutoAll
+		ps.mode = permission.ModeAutoRead
 	}
 	cfg := hook.CommandConfig{}
 	for _, f := range st.Files {

@@ -20,8 +20,10 @@ type workCompleteArgs struct {
 	Summary string `json:"summary" jsonschema:"what was done and how it was verified"`
 }
 
+// workCompleteTool changes nothing but the run's state, so it is
+// read-only: every permission mode but an ask-everything one lets it run.
 func workCompleteTool() *tool.Tool {
-	return tool.MustNew(WorkCompleteTool,
+	t := tool.MustNew(WorkCompleteTool,
 		"Call this once the whole task is done and verified, with a short summary. The run ends after this call; do not call it while work remains.",
 		func(_ context.Context, _ *tool.Call, in workCompleteArgs) (tool.Result, error) {
 			if strings.TrimSpace(in.Summary) == "" {
@@ -29,6 +31,8 @@ func workCompleteTool() *tool.Tool {
 			}
 			return tool.Text("Work marked complete."), nil
 		})
+	t.ReadOnly = true
+	return t
 }
 
 // steering is the loop's steering poll (after every turn): messages the

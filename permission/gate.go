@@ -208,6 +208,14 @@ func (g *Gate) Decide(ctx context.Context, call *tool.Call) Verdict {
 	if hv.Stop != "" {
 		v.Effect, v.By, v.Reason, v.Stop = Deny, "hook", "A hook stopped the run: "+hv.Stop, hv.Stop
 	}
+	if mode == ModeDontAsk && v.Effect == Ask {
+		v.Effect, v.Reason = Deny, orText(v.Reason, "")
+		if v.Reason == "" {
+			v.Reason = DontAskMessage
+		} else {
+			v.Reason += " " + DontAskMessage
+		}
+	}
 	return v
 }
 
@@ -315,7 +323,7 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 		return Verdict{Effect: Deny, By: "rule", Rule: r.Text, Source: r.Source,
 			Reason: fmt.Sprintf("Permission denied by the rule %s (%s). Do not retry this call; find another way or ask the user.", r.Text, r.Source)}
 	}
-	if mode == ModePlan && !s.readOnly {
+	if mode == ModePlan && !s.readOnly && !g.modeAllowsBash(&s, false) {
 		return Verdict{Effect: Deny, By: "mode", Reason: PlanMessage}
 	}
 	offered := suggestRules(&s, g.o.Workdir)
@@ -356,15 +364,23 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 		return v
 	}
 	eff := Ask
+	// Read-only tools run inside the workspace (in plan mode anywhere, as
+	// Claude Code's plan mode reads anywhere); bash runs what
+	// modeAllowsBash vouches for.
+	readsInside := s.readOnly && (s.path == "" || s.inside)
 	switch mode {
 	case ModeAutoAll:
 		eff = Allow
 	case ModeAutoEdit:
-		if s.readOnly || (s.path != "" && s.inside && (call.Name == "edit" || call.Name == "write")) {
+		if readsInside || (s.path != "" && s.inside && (call.Name == "edit" || call.Name == "write")) || g.modeAllowsBash(&s, true) {
 			eff = Allow
 		}
-	case ModeAutoRead, ModePlan:
-		if s.readOnly {
+	case ModeAutoRead, ModeDontAsk:
+		if readsInside || g.modeAllowsBash(&s, false) {
+			eff = Allow
+		}
+	case ModePlan:
+		if s.readOnly || g.modeAllowsBash(&s, false) {
 			eff = Allow
 		}
 	}

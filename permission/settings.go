@@ -177,7 +177,7 @@ func LoadSettings(o LoadOptions) (*Settings, error) {
 			if err != nil {
 				return nil, fmt.Errorf("settings %s: permissions.defaultMode: %w", f.Path, err)
 			}
-			if f.Project && !trusted && mode != ModePlan && mode != ModeAsk && mode != ModeAutoRead {
+			if f.Project && !trusted && mode != ModePlan && mode != ModeAsk && mode != ModeAutoRead && mode != ModeDontAsk {
 				untrusted("%s: defaultMode %q is ignored until you trust this workspace (rein trust)", f.Path, m)
 			} else {
 				st.Mode = mode

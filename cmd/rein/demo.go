@@ -52,6 +52,7 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 	a, err := coding.Open(ctx, coding.Options{
 		Workdir: dir, Provider: provider, ModelInfo: faux.Model(), NoSession: true, MaxTurns: -1,
 		Getenv: e.getenv, Warn: e.warn, Redactor: redactor(), Version: version, Frontend: "demo",
+		DefaultMode: "auto_all", // a scripted session in its own temporary folder
 	})
 	if err != nil {
 		return err

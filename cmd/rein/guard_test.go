@@ -330,7 +330,7 @@ func TestGuardReplayOfOwnSession(t *testing.T) {
 	}
 	lines = append(lines, `{"text": "done"}`)
 	script := writeScript(t, t.TempDir(), strings.Join(lines, "\n"))
-	runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", ws, "--max-turns", "200", "go")
+	runCLI(t, "", "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", ws, "--max-turns", "200", "go")
 
 	// What the guards did live, from the notes of the logged results.
 	path := latestSession(t, ws)

@@ -27,7 +27,7 @@ func TestKeysNotInProcEnviron(t *testing.T) {
 	script := writeScript(t, t.TempDir(), `{"text": "Working.", "tool_calls": [{"name": "bash", "arguments": {"command": "touch started; sleep 2; echo `+pass+`"}}]}
 {"text": "done"}
 `)
-	cmd := exec.Command(os.Args[0], "run", "-m", "faux", "--script", script, "-C", ws, "work")
+	cmd := exec.Command(os.Args[0], "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", ws, "work")
 	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "ANTHROPIC_API_KEY="+key, "MY_DB_PASSWORD="+pass)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

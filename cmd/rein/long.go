@@ -58,7 +58,8 @@ func (f *longFlags) options(e *env) (long.Options, error) {
 	if err != nil {
 		return long.Options{}, err
 	}
-	co.Budget.Cost = 0 // the run's whole budget, shared out by long
+	co.Budget.Cost = 0          // the run's whole budget, shared out by long
+	co.DefaultMode = "auto_all" // nobody answers in long mode
 	return long.Options{Agent: co, Overrides: long.Overrides{Preset: long.Preset(f.preset), Progress: f.progress,
 		Notes: f.notes, Setup: f.setup, MaxFailures: f.failures}}, nil
 }

@@ -33,7 +33,7 @@ func TestKill9LeavesNoOrphans(t *testing.T) {
 			script := writeScript(t, t.TempDir(), fmt.Sprintf(`{"text": "Working.", "tool_calls": [{"name": "bash", "arguments": {"command": "(sleep %[1]s; touch late) & setsid sleep %[1]s & nohup sleep %[1]s >/dev/null 2>&1 & touch started; sleep %[1]s"}}]}
 {"text": "never reached"}
 `, mark))
-			cmd := exec.Command(os.Args[0], "run", "-m", "faux", "--script", script, "-C", ws, "work")
+			cmd := exec.Command(os.Args[0], "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", ws, "work")
 			cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "REIN_SANDBOX="+mode)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr

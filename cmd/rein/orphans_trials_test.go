@@ -79,7 +79,7 @@ func killTrial(t *testing.T, mode, path string, delay time.Duration, odd bool) (
 	script := writeScript(t, t.TempDir(), `{"text": "Working.", "tool_calls": [{"name": "bash", "arguments": {"command": "(sleep 2; touch late1) & setsid sh -c 'sleep 2; touch late2' & nohup sh -c 'sleep 2; touch late3' >/dev/null 2>&1 & sleep 30"}}]}
 {"text": "never reached"}
 `)
-	cmd := exec.Command(os.Args[0], "run", "-m", "faux", "--script", script, "-C", ws, "work")
+	cmd := exec.Command(os.Args[0], "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", ws, "work")
 	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "REIN_SANDBOX="+mode, "PATH="+path, "REIN_TRIAL_MARK="+mark)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -29,7 +29,7 @@ func toolsGoneWorkspace(t *testing.T) (ws, path string, vars map[string]string) 
 	script := writeScript(t, t.TempDir(), `{"tool_calls": [{"name": "skill", "arguments": {"name": "greet"}}, {"name": "mcp__notes__lookup", "arguments": {"key": "k1"}}]}
 {"text": "Greeted and looked up."}
 `)
-	if code, _, errOut := runCLIVars(t, vars, "run", "-m", "faux", "--script", script, "-C", ws, "greet and look k1 up"); code != 0 {
+	if code, _, errOut := runCLIVars(t, vars, "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", ws, "greet and look k1 up"); code != 0 {
 		t.Fatalf("first run: %d %s", code, errOut)
 	}
 	path = latestSession(t, ws)

@@ -26,7 +26,7 @@ func addRunFlags(cmd *cobra.Command, o *runOptions) {
 	f.IntVar(&o.maxTurns, "max-turns", agent.DefaultMaxTurns, "stop after this many turns (0 = no cap)")
 	f.StringVar(&o.tools, "tools", "coding", "tools to offer: tool or toolset names, comma-separated; -name removes one (toolsets: coding, readonly; none for no tools)")
 	f.StringVar(&o.thinking, "thinking", "", "reasoning effort: off, minimal, low, medium, high, xhigh (default: the model's own)")
-	f.StringVar(&o.permissionMode, "permission-mode", "", "what runs without asking: ask, auto_read, auto_edit, auto_all or plan (default: the settings' defaultMode, else auto_read on a terminal and auto_all without one; see docs/permissions.md)")
+	f.StringVar(&o.permissionMode, "permission-mode", "", "what runs without asking: default, acceptEdits, plan, dontAsk, bypassPermissions (rein's names auto_read, auto_edit, plan, dont_ask, auto_all; and ask) (default: the settings' defaultMode, else default — without a terminal what would ask is denied; see docs/permissions.md)")
 	f.StringSliceVar(&o.disableMCP, "disable-mcp", nil, "MCP servers not to start, by name, comma-separated (all: none of them)")
 	f.BoolVar(&o.strict, "strict", false, "end the run only when the model calls work_complete (reminding it a bounded number of times), not at its first final answer")
 	f.Float64Var(&o.budget.Cost, "max-cost", 0, "stop a run before it spends more than this many US dollars (0 = .rein/telemetry.json's default, else none); exit status 3")

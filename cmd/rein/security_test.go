@@ -40,7 +40,7 @@ func TestReadOnlySandboxFromConfig(t *testing.T) {
 	script := writeScript(t, t.TempDir(), `{"text": "", "tool_calls": [{"name": "bash", "arguments": {"command": "echo x > made.txt"}}]}
 {"text": "done"}
 `)
-	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "-o", "json", "go")
+	code, out, errOut := runCLI(t, "", "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", dir, "-o", "json", "go")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

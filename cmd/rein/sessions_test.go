@@ -164,7 +164,7 @@ func TestChatSteersAndFollowsUp(t *testing.T) {
 	e := &env{stdin: stdinR, stdout: &out, stderr: &out, getenv: func(string) string { return "" }}
 	done := make(chan int)
 	go func() {
-		done <- execute(context.Background(), e, []string{"chat", "-m", "faux", "--script", scriptPath, "-C", ws})
+		done <- execute(context.Background(), e, []string{"chat", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", scriptPath, "-C", ws})
 	}()
 	go func() {
 		io.WriteString(stdinW, "start working\n")
@@ -247,7 +247,7 @@ func TestKillDuringBashThenResume(t *testing.T) {
 	script := writeScript(t, t.TempDir(), `{"text": "Running a long job.", "tool_calls": [{"name": "bash", "arguments": {"command": "echo $$ > job.pid; sleep 60"}}]}
 {"text": "never reached"}
 `)
-	cmd := exec.Command(os.Args[0], "run", "-m", "faux", "--script", script, "-C", ws, "run the long job")
+	cmd := exec.Command(os.Args[0], "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", ws, "run the long job")
 	// Unsandboxed, so that $$ is a process id of this namespace.
 	cmd.Env = append(os.Environ(), "REIN_TEST_MAIN=1", "REIN_SANDBOX=off")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

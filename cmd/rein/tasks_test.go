@@ -18,7 +18,7 @@ func TestRunVerifyFailuresGoBackThenPass(t *testing.T) {
 {"tool_calls": [{"name": "write", "arguments": {"path": "ok.txt", "content": "fine\n"}}]}
 {"text": "Now it is done."}
 `)
-	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "--verify", "grep -q fine ok.txt", "-o", "rein-json", "go")
+	code, out, errOut := runCLI(t, "", "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", dir, "--verify", "grep -q fine ok.txt", "-o", "rein-json", "go")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -76,7 +76,7 @@ func TestRunRefusesEditsToTheContract(t *testing.T) {
 	script := writeScript(t, t.TempDir(), `{"tool_calls": [{"name": "write", "arguments": {"path": "task.json", "content": "{}"}}, {"name": "edit", "arguments": {"path": "./task.json", "edits": [{"old_text": "shipped", "new_text": "x"}]}}]}
 {"text": "shipped"}
 `)
-	code, out, errOut := runCLI(t, "", "run", "-m", "faux", "--script", script, "-C", dir, "--contract", "task.json", "-o", "rein-json", "go")
+	code, out, errOut := runCLI(t, "", "run", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", script, "-C", dir, "--contract", "task.json", "-o", "rein-json", "go")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -151,7 +151,7 @@ func TestUntrustedSecurityCannotLoosen(t *testing.T) {
 		os.Remove(filepath.Join(ws, "tok.txt"))
 		os.Remove(filepath.Join(outside, "escaped.txt"))
 		p := writeScript(t, t.TempDir(), script)
-		code, out := chatSteps(t, nil, []string{"chat", "-m", "faux", "--script", p, "-C", ws, "--no-session"},
+		code, out := chatSteps(t, nil, []string{"chat", "--permission-mode", "bypassPermissions", "-m", "faux", "--script", p, "-C", ws, "--no-session"},
 			step{"Trust them?", answer}, step{"Type a task", "go"}, step{"done", "/exit"})
 		if code != 0 {
 			t.Fatalf("%s: exit %d\n%s", answer, code, out)

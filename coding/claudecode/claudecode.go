@@ -340,6 +340,8 @@ func ModeName(mode string) string {
 		return "acceptEdits"
 	case "auto_all":
 		return "bypassPermissions"
+	case "dont_ask":
+		return "dontAsk"
 	}
 	return mode
 }
