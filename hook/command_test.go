@@ -65,7 +65,7 @@ func TestPreToolUseStdinAndEnv(t *testing.T) {
 	c, _ := commands(t, pre(`cat > "$CLAUDE_PROJECT_DIR/in.json"; echo "$REIN_PROJECT_DIR" > "$CLAUDE_PROJECT_DIR/env.txt"`))
 	c.PreToolUse(context.Background(), bashCall, "acceptEdits")
 	in := hookInput(t, c)
-	want := map[string]any{"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": c.ProjectDir, "hook_event_name": "PreToolUse",
+	want := map[string]any{"session_id": SessionUUID("s1"), "transcript_path": "/tmp/t.jsonl", "cwd": c.ProjectDir, "hook_event_name": "PreToolUse",
 		"permission_mode": "acceptEdits", "tool_name": "Bash", "tool_use_id": "t1"}
 	for k, v := range want {
 		if in[k] != v {
@@ -243,7 +243,7 @@ func TestSetSession(t *testing.T) {
 	c.SetSession("s2", "/tmp/fork.jsonl")
 	c.PreToolUse(context.Background(), bashCall, "default")
 	in := hookInput(t, c)
-	if in["session_id"] != "s2" || in["transcript_path"] != "/tmp/fork.jsonl" {
+	if in["session_id"] != SessionUUID("s2") || in["transcript_path"] != "/tmp/fork.jsonl" {
 		t.Fatalf("stdin session_id %v, transcript_path %v", in["session_id"], in["transcript_path"])
 	}
 }

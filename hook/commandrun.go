@@ -21,7 +21,8 @@ type Commands struct {
 	// ProjectDir is the workspace: the hooks' working directory and
 	// CLAUDE_PROJECT_DIR.
 	ProjectDir string
-	// SessionID and TranscriptPath are passed on stdin. Once hooks may
+	// SessionID (rein's id; hooks receive SessionUUID of it) and
+	// TranscriptPath are passed on stdin. Once hooks may
 	// run, change them only with SetSession.
 	SessionID, TranscriptPath string
 	// Exec runs the commands; nil means a zero Exec.
@@ -175,7 +176,7 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 		return v
 	}
 	c.mu.Lock()
-	in.SessionID, in.TranscriptPath, in.Cwd = c.SessionID, c.TranscriptPath, c.ProjectDir
+	in.SessionID, in.TranscriptPath, in.Cwd = SessionUUID(c.SessionID), c.TranscriptPath, c.ProjectDir
 	c.mu.Unlock()
 	if in.AgentID == "" && c.AgentID != "" {
 		in.AgentID, in.AgentType = c.AgentID, c.AgentType

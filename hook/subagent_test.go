@@ -22,7 +22,7 @@ func TestSubagentStartHook(t *testing.T) {
 		{"matcher":"reviewer","hooks":[{"type":"command","command":"echo no >&2; exit 2"}]}]}`)
 	v := c.SubagentStart(context.Background(), "a-1", "explore")
 	in := hookInput(t, c)
-	if in["hook_event_name"] != "SubagentStart" || in["agent_id"] != "a-1" || in["agent_type"] != "explore" || in["session_id"] != "s1" {
+	if in["hook_event_name"] != "SubagentStart" || in["agent_id"] != "a-1" || in["agent_type"] != "explore" || in["session_id"] != SessionUUID("s1") {
 		t.Fatalf("SubagentStart input: %v", in)
 	}
 	if v.Context != "use rg" || v.Decision != "" {
