@@ -30,9 +30,11 @@ func TestCloseWhileRunning(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(context.Background(), e.options(ws,
+	o := e.options(ws,
 		faux.Calls("", faux.Call("bash", `{"command": "echo $$ > ready; exec sleep 300"}`)),
-		faux.Text("never")))
+		faux.Text("never"))
+	o.PermissionMode = "bypassPermissions" // the command must run
+	a, err := Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
