@@ -17,18 +17,24 @@ type handler func(s *state, c command) (any, error)
 
 // handlers are the commands of pi's RPC mode that rein has.
 var handlers = map[string]handler{
-	"prompt":                  (*state).prompt,
-	"steer":                   func(s *state, c command) (any, error) { return nil, s.agent().Steer(c.Message) },
-	"follow_up":               func(s *state, c command) (any, error) { return nil, s.agent().FollowUp(c.Message) },
-	"abort":                   func(s *state, c command) (any, error) { s.stop(); return nil, nil },
-	"new_session":             func(s *state, c command) (any, error) { return cancelled(s.replace("")) },
-	"switch_session":          (*state).switchSession,
-	"get_state":               (*state).getState,
-	"get_messages":            func(s *state, c command) (any, error) { return map[string]any{"messages": piMessages(s.messages())}, nil },
-	"set_model":               (*state).setModel,
-	"set_thinking_level":      (*state).setThinking,
-	"set_steering_mode":       func(s *state, c command) (any, error) { return nil, s.agent().Harness().SetSteeringMode(harness.QueueMode(c.Mode)) },
-	"set_follow_up_mode":      func(s *state, c command) (any, error) { return nil, s.agent().Harness().SetFollowUpMode(harness.QueueMode(c.Mode)) },
+	"prompt":         (*state).prompt,
+	"steer":          func(s *state, c command) (any, error) { return nil, s.agent().Steer(c.Message) },
+	"follow_up":      func(s *state, c command) (any, error) { return nil, s.agent().FollowUp(c.Message) },
+	"abort":          func(s *state, c command) (any, error) { s.stop(); return nil, nil },
+	"new_session":    func(s *state, c command) (any, error) { return cancelled(s.replace("")) },
+	"switch_session": (*state).switchSession,
+	"get_state":      (*state).getState,
+	"get_messages": func(s *state, c command) (any, error) {
+		return map[string]any{"messages": piMessages(s.messages())}, nil
+	},
+	"set_model":          (*state).setModel,
+	"set_thinking_level": (*state).setThinking,
+	"set_steering_mode": func(s *state, c command) (any, error) {
+		return nil, s.agent().Harness().SetSteeringMode(harness.QueueMode(c.Mode))
+	},
+	"set_follow_up_mode": func(s *state, c command) (any, error) {
+		return nil, s.agent().Harness().SetFollowUpMode(harness.QueueMode(c.Mode))
+	},
 	"compact":                 (*state).compact,
 	"get_session_stats":       (*state).stats,
 	"fork":                    (*state).fork,
@@ -54,10 +60,8 @@ func (s *state) prompt(c command) (any, error) {
 	for _, im := range c.Images {
 		images = append(images, llm.Content{Type: llm.ContentImage, Data: im.Data, MIMEType: im.MIMEType})
 	}
-	s.mu.Lock()
-	busy := s.running != nil
-	s.mu.Unlock()
-	if busy || a.Busy() {
+	busy := s.streaming()
+	if busy {
 		switch c.StreamingBehavior {
 		case "steer":
 			return nil, a.Harness().Steer(a.Expand(c.Message), images...)
@@ -78,24 +82,7 @@ func (s *state) prompt(c command) (any, error) {
 		}
 		return map[string]any{"command": cmd.Name, "output": text}, nil
 	}
-	done := make(chan struct{})
-	s.mu.Lock()
-	s.running = done
-	s.mu.Unlock()
-	go func() {
-		defer close(done)
-		_, err := a.Submit(s.ctx, c.Message, images...)
-		s.mu.Lock()
-		if s.running == done {
-			s.running = nil
-		}
-		s.mu.Unlock()
-		var blocked *coding.BlockedError
-		if errors.As(err, &blocked) {
-			// Nothing ran; say why, as an agent_end with no messages.
-			s.emit(map[string]any{"type": "agent_end", "messages": []any{}, "error": err.Error()})
-		}
-	}()
+	s.start(a, c.Message, images)
 	return nil, nil
 }
 
@@ -129,11 +116,9 @@ func (s *state) getState(c command) (any, error) {
 	a := s.agent()
 	h := a.Harness()
 	steer, follow, next := h.Queued()
-	s.mu.Lock()
-	streaming := s.running != nil
-	s.mu.Unlock()
+	streaming := s.streaming()
 	st := map[string]any{
-		"model": piModel(h.Model()), "thinkingLevel": string(h.Thinking()), "isStreaming": streaming || a.Busy(),
+		"model": piModel(h.Model()), "thinkingLevel": string(h.Thinking()), "isStreaming": streaming,
 		"isCompacting": h.Phase() == harness.PhaseCompaction, "steeringMode": string(h.SteeringMode()), "followUpMode": string(h.FollowUpMode()),
 		"autoCompactionEnabled": true, "messageCount": len(s.messages()), "pendingMessageCount": steer + follow + next,
 	}
@@ -175,7 +160,9 @@ func (s *state) setThinking(c command) (any, error) {
 
 func (s *state) compact(c command) (any, error) {
 	a := s.agent()
+	s.emit(map[string]any{"type": "compaction_start", "reason": "manual"})
 	if err := a.Compact(s.ctx, c.CustomInstr); err != nil {
+		s.emit(map[string]any{"type": "compaction_end", "reason": "manual", "result": nil, "aborted": false, "willRetry": false, "errorMessage": err.Error()})
 		return nil, err
 	}
 	out := map[string]any{"details": map[string]any{}}

@@ -45,7 +45,7 @@ func piResult(r *tool.Result) map[string]any {
 
 // piEvent translates one of rein's events into pi's RPC event, or nil
 // for events pi's protocol has no form for.
-func piEvent(ev harness.Event) map[string]any {
+func (s *state) piEvent(ev harness.Event) map[string]any {
 	switch ev.Type {
 	case agent.EventAgentStart:
 		return map[string]any{"type": "agent_start"}
@@ -110,8 +110,13 @@ func piEvent(ev harness.Event) map[string]any {
 		if r == nil {
 			return nil
 		}
-		return map[string]any{"type": "compaction_end", "reason": r.Reason, "aborted": false, "willRetry": r.Reason == "overflow",
-			"result": map[string]any{"tokensBefore": r.TokensBefore, "details": map[string]any{}}}
+		res := map[string]any{"tokensBefore": r.TokensBefore, "details": map[string]any{}}
+		s.mu.Lock()
+		if e := s.compaction; e != nil {
+			res["summary"], res["firstKeptEntryId"] = e.Summary, e.FirstKept
+		}
+		s.mu.Unlock()
+		return map[string]any{"type": "compaction_end", "reason": r.Reason, "aborted": false, "willRetry": r.Reason == "overflow", "result": res}
 	}
 	return nil
 }

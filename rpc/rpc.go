@@ -17,7 +17,11 @@ import (
 	"io"
 	"sync"
 
+	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/harness"
+	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/session"
 )
 
 // Opener opens an agent on the session log at path ("" for a new
@@ -93,6 +97,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &state{o: o, ctx: ctx, w: bufio.NewWriter(out), asks: map[string]*coding.Approval{}}
+	s.runCtx, s.runCancel = context.WithCancel(ctx)
 	a, err := o.Open(ctx, o.Session)
 	if err != nil {
 		return err
@@ -176,13 +181,30 @@ type state struct {
 	wmu sync.Mutex
 	w   *bufio.Writer
 
-	mu      sync.Mutex
-	a       *coding.Agent
-	unsub   func()
-	running chan struct{} // closed when the running prompt returns; nil when idle
-	asks    map[string]*coding.Approval
-	askSeq  int
+	mu    sync.Mutex
+	a     *coding.Agent
+	unsub func()
+	// busy is the prompt accepted and not yet ended (its agent_end sent);
+	// nil when idle. A prompt's goroutine may outlive its agent_end by a
+	// little: runs counts the goroutines, runCancel ends them all.
+	busy      *promptRun
+	runs      sync.WaitGroup
+	runCtx    context.Context
+	runCancel context.CancelFunc
+	asks      map[string]*coding.Approval
+	askSeq    int
+	// compaction is the last compaction entry written, for the
+	// compaction_end event that follows it.
+	compaction *session.Entry
 }
+
+// promptRun is one accepted prompt; the context of its Submit carries it
+// (runKey), so that the events of the run say which prompt they end.
+type promptRun struct {
+	ended bool // its agent_end was sent; guarded by state.mu
+}
+
+type runKey struct{}
 
 // emit writes one line.
 func (s *state) emit(v any) {
@@ -208,12 +230,29 @@ func (s *state) fail(c command, err error) {
 func (s *state) attach(a *coding.Agent) {
 	s.mu.Lock()
 	s.a = a
-	s.unsub = a.Subscribe(func(_ context.Context, ev coding.Event) error {
-		if ev.Approval != nil {
+	s.unsub = a.Subscribe(func(ctx context.Context, ev coding.Event) error {
+		switch {
+		case ev.Approval != nil:
 			s.ask(ev.Approval)
 			return nil
+		case ev.Type == harness.EventCompaction:
+			s.mu.Lock()
+			s.compaction = ev.Entry
+			s.mu.Unlock()
+		case ev.Type == agent.EventAgentEnd:
+			// The prompt is over before the client hears so: a prompt
+			// sent on its agent_end starts a new run, as in pi.
+			r, _ := ctx.Value(runKey{}).(*promptRun)
+			s.mu.Lock()
+			if r != nil {
+				r.ended = true
+				if s.busy == r {
+					s.busy = nil
+				}
+			}
+			s.mu.Unlock()
 		}
-		if out := piEvent(ev.Event); out != nil {
+		if out := s.piEvent(ev.Event); out != nil {
 			s.emit(out)
 		}
 		return nil
@@ -228,27 +267,71 @@ func (s *state) agent() *coding.Agent {
 	return s.a
 }
 
-// stop aborts the running prompt and waits for it to return.
-func (s *state) stop() {
+// streaming reports whether a prompt runs.
+func (s *state) streaming() bool {
 	s.mu.Lock()
-	a, done := s.a, s.running
-	s.mu.Unlock()
-	a.Abort()
-	if done != nil {
-		<-done
-	}
+	defer s.mu.Unlock()
+	return s.busy != nil
 }
 
-// wait waits for the running prompt, if any, or for ctx to end.
-func (s *state) wait() {
+// start runs text as a prompt in the background, in the session's lane
+// (behind a prompt whose agent_end was sent but whose goroutine has not
+// yet returned). A prompt that ends without an agent_end of its own (a
+// hook blocked it, it was aborted before it started) gets one with the
+// error, so a client waiting for agent_end is never left waiting.
+func (s *state) start(a *coding.Agent, text string, images []llm.Content) {
+	r := &promptRun{}
 	s.mu.Lock()
-	done := s.running
+	s.busy = r
+	ctx := context.WithValue(s.runCtx, runKey{}, r)
+	s.runs.Add(1)
 	s.mu.Unlock()
-	if done != nil {
-		select {
-		case <-done:
-		case <-s.ctx.Done():
+	go func() {
+		defer s.runs.Done()
+		_, err := a.SubmitWait(ctx, text, images...)
+		s.mu.Lock()
+		ended := r.ended
+		r.ended = true
+		if s.busy == r {
+			s.busy = nil
 		}
+		s.mu.Unlock()
+		if !ended {
+			msg := "the prompt did not run"
+			if err != nil {
+				msg = err.Error()
+			}
+			s.emit(map[string]any{"type": "agent_end", "messages": []any{}, "error": msg})
+		}
+	}()
+}
+
+// stop aborts every prompt, running or waiting for its turn, and waits
+// for them to return. It must be called from the command loop only.
+func (s *state) stop() {
+	s.mu.Lock()
+	a, cancel := s.a, s.runCancel
+	s.runCtx, s.runCancel = context.WithCancel(s.ctx)
+	s.mu.Unlock()
+	a.Abort()
+	cancel()
+	s.runs.Wait()
+	s.mu.Lock()
+	clear(s.asks)
+	s.mu.Unlock()
+}
+
+// wait waits for the prompts to return, or for ctx to end.
+func (s *state) wait() {
+	done := make(chan struct{})
+	go func() {
+		s.runs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-s.ctx.Done():
+		// close stops the prompts, and then the goroutine above ends.
 	}
 }
 
