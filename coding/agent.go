@@ -41,6 +41,8 @@ type Agent struct {
 	smu      sync.Mutex
 	subs     []*subscriber
 	watchers []*watcher
+	noted    map[string]bool // notes said once (noteOnce)
+	busyMode lane.QueueMode  // how Send delivers ("": steer)
 
 	// life ends when the agent closes; every run's context ends with it.
 	life context.Context
@@ -49,8 +51,8 @@ type Agent struct {
 	mu     sync.Mutex
 	sess   *session.Session // nil without a log; replaced by Fork
 	closed bool
-	// lastRun is the record of the latest prompt.
-	lastRun telemetry.Record
+	// lastRun is the latest prompt's run.
+	lastRun *telemetry.Run
 	runs    sync.WaitGroup // Submit calls and background hook runs
 	// inbox holds collected and interrupting messages (see Queue).
 	inboxOnce sync.Once

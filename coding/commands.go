@@ -119,6 +119,7 @@ func (a *Agent) Commands() []Command {
 			return out, nil
 		}},
 	}
+	cs = append(cs, a.agentCommands()...)
 	for _, t := range a.found.Templates {
 		if slices.ContainsFunc(cs, func(c Command) bool { return c.Name == t.Name }) {
 			continue

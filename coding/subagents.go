@@ -290,7 +290,10 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 	co.PermissionMode = string(pol.Mode)
 	co.Interactive = a.root().perm.broker != nil
 	co.ConfirmTrust = nil
+	// Only the MCP servers its definition asks for (and may have) start.
 	co.DisableMCP = []string{"all"}
+	var notes []string
+	co.MCPServers, notes = a.childMCP(def, pol)
 	co.Strict = false
 	co.Frontend = "subagent"
 	co.Tracing = nil
@@ -309,6 +312,9 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 	}
 	label := fmt.Sprintf("agent %s %s: ", def.Name, ShortID(spec.ID))
 	warn := a.s.o.Warn
+	for _, n := range notes {
+		a.noteOnce("warning: " + n)
+	}
 	co.Warn = func(msg string) { warn(label + msg) }
 	c, err := open(ctx, co, nil)
 	if err != nil {
@@ -324,13 +330,14 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 		}
 		return nil
 	})
-	return &childRun{a: c, agent: def.Name}, nil
+	return &childRun{a: c, agent: def.Name, budget: def.Budget}, nil
 }
 
 // childRun is a child agent as the runtime drives it.
 type childRun struct {
-	a     *Agent
-	agent string
+	a      *Agent
+	agent  string
+	budget subagent.Budget
 }
 
 func (c *childRun) Path() string {
@@ -342,12 +349,43 @@ func (c *childRun) Path() string {
 
 // Run submits prompt; the outcome's usage is the child's run record's,
 // its own children included.
+//
+// Its budget is the smaller of its definition's and what the parent's
+// run (ctx's) has left; its spending is charged to the parent's run and
+// every ancestor's. A child stopped by a budget ends with Stop
+// "budget_exhausted" and an error saying which limit.
 func (c *childRun) Run(ctx context.Context, prompt string) (subagent.Outcome, error) {
-	res, err := c.a.submit(ctx, true, prompt, nil, telemetry.Info{Agent: c.agent})
+	info := telemetry.Info{Agent: c.agent}
+	if l := c.limits(ctx); !l.IsZero() {
+		info.Limits = &l
+		info.LimitsFrom = "the budget of agent " + c.agent + ": its definition's maxCostUsd/maxInputTokens/maxOutputTokens within what its parent's run had left"
+	}
+	res, err := c.a.submit(ctx, true, prompt, nil, info)
 	rec := c.a.LastRun()
 	out := subagent.Outcome{Stop: string(res.Stop), Turns: res.Turns, Final: finalText(res.Messages)}
 	out.Usage = subagent.Usage{Input: rec.Usage.Prompt() + rec.ChildUsage.Prompt(), Output: rec.Usage.Output + rec.ChildUsage.Output, Cost: rec.TotalCost()}
+	if rec.Outcome == telemetry.OutcomeBudgetExhausted && llm.CodeOf(err) == llm.CodeBudget {
+		out.Stop = string(telemetry.OutcomeBudgetExhausted)
+		var be *telemetry.BudgetError
+		if errors.As(err, &be) {
+			err = fmt.Errorf("it stopped at its budget, %s; what it did so far is in its session", strings.TrimPrefix(be.Error(), "budget exhausted: "))
+		}
+	}
 	return out, err
+}
+
+// limits is the child's budget: its definition's within what the
+// parent's run has left (zero: none of its own; its ancestors' limits
+// still hold).
+func (c *childRun) limits(ctx context.Context) telemetry.Limits {
+	l := telemetry.Limits{Cost: c.budget.CostUSD, InputTokens: c.budget.InputTokens, OutputTokens: c.budget.OutputTokens}
+	if l.IsZero() {
+		return l
+	}
+	if p := telemetry.RunFrom(ctx); p != nil {
+		l = l.Within(p.Meter().Remaining())
+	}
+	return l
 }
 
 func (c *childRun) Close() error { return c.a.Close() }

@@ -426,7 +426,7 @@ func TestSubagentNeverEndingChildStops(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 	calls, results := toolResults(t, a.Session().Path())
-	if r := results[calls[0]]; !strings.HasPrefix(r, "The sub-agent failed: the sub-agent stopped without finishing (max_turns)") {
+	if r := results[calls[0]]; !strings.HasPrefix(r, "The sub-agent failed (max_turns): the sub-agent stopped without finishing (max_turns)") {
 		t.Fatalf("result %q", r)
 	}
 }

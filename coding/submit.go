@@ -75,9 +75,9 @@ func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm
 	}
 	ctx, run := a.s.tel.Begin(ctx, a.h, info)
 	res, err := a.h.Prompt(ctx, text, images...)
-	rec := run.End(res, err)
+	run.End(res, err)
 	a.mu.Lock()
-	a.lastRun = rec
+	a.lastRun = run
 	a.mu.Unlock()
 	return res, err
 }

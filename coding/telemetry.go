@@ -66,11 +66,16 @@ func (s *setup) observeSummarizers(opts *harness.Options) {
 }
 
 // LastRun is the record of the agent's latest prompt (the zero Record
-// before the first).
+// before the first), with the background sub-agents it started that
+// have ended since.
 func (a *Agent) LastRun() telemetry.Record {
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.lastRun
+	r := a.lastRun
+	a.mu.Unlock()
+	if r == nil {
+		return telemetry.Record{}
+	}
+	return r.Record()
 }
 
 // traceEnv hands a traced run's span to the hooks it runs, as TRACEPARENT

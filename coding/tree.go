@@ -9,6 +9,7 @@ import (
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/work"
 )
 
 // ErrNoSession is returned by the session operations of an agent opened
@@ -138,6 +139,12 @@ func (a *Agent) Fork(id string) (Forked, error) {
 	a.sess = forked
 	a.mu.Unlock()
 	f.Switched, f.Messages = true, forked.Context().Messages
+	if w := a.s.work; w != nil && w.agent == "" {
+		// The fork's list is its branch's as of the fork point.
+		if list, err := work.Decode(forked.WorkItems()); err == nil {
+			w.ledger.Reset(list)
+		}
+	}
 	if err := s.Close(); err != nil {
 		f.Note = "closing the old session: " + err.Error()
 	}

@@ -74,6 +74,11 @@ func (s *setup) workSetup(ctx context.Context, sess *session.Session) (*workStat
 		if err != nil {
 			return nil, err
 		}
+		if sess != nil {
+			// Evidence logged before (a resumed session, a crash) counts
+			// while its tree is the current one.
+			w.verifier.Restore(sess.Entries())
+		}
 	}
 	return w, nil
 }
@@ -146,16 +151,26 @@ func (w *workState) apply(o *harness.Options) {
 	}
 }
 
-// attach binds the work state to the harness: writes go to its log, and
-// a compaction shows the open items again.
+// attach binds the work state to the harness: writes go to its log, a
+// compaction shows the open items again, and a navigation takes the list
+// of the branch moved to.
 func (w *workState) attach(h *harness.Harness) {
 	if w.agent != "" {
 		return // a sub-agent's list is its root agent's
 	}
 	w.h = h
 	h.Subscribe(func(_ context.Context, ev harness.Event) error {
-		if ev.Type == harness.EventCompaction {
+		switch ev.Type {
+		case harness.EventCompaction:
 			w.ledger.Reshow()
+		case harness.EventNavigate:
+			// Each branch has the list as of its branch point plus its
+			// own changes.
+			if s, ok := h.Store().(interface{ WorkItems() json.RawMessage }); ok {
+				if list, err := work.Decode(s.WorkItems()); err == nil {
+					w.ledger.Reset(list)
+				}
+			}
 		}
 		return nil
 	})

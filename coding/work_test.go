@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/sandbox"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/work"
 )
@@ -169,5 +172,149 @@ func TestResumeShowsTheOpenListOnce(t *testing.T) {
 	}
 	if !strings.Contains(vol(reqs[0]), "[pending] #1 ship it") || vol(reqs[1]) != "" {
 		t.Fatalf("volatile tiers after resume: %q, %q", vol(reqs[0]), vol(reqs[1]))
+	}
+}
+
+// TestWorkItemsPerBranch: after navigating back in the session tree and
+// after a fork, the agent's list is the branch's as of its branch point
+// plus its own changes, not the latest list in the file.
+func TestWorkItemsPerBranch(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t)
+	o := e.options(t.TempDir(),
+		faux.Calls("", faux.Call(work.AddTool, `{"title":"first"}`)), faux.Text("planned"),
+		faux.Calls("", faux.Call(work.AddTool, `{"title":"second on branch a"}`)), faux.Text("more"),
+		faux.Calls("", faux.Call(work.AddTool, `{"title":"on branch b"}`)), faux.Text("other"))
+	a, err := Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	titles := func() string {
+		var out []string
+		for _, it := range a.WorkItems().List() {
+			out = append(out, it.Title)
+		}
+		return strings.Join(out, ",")
+	}
+	if _, err := a.Submit(ctx, "plan"); err != nil {
+		t.Fatal(err)
+	}
+	point := a.Session().Leaf() // the branch point: after the first run
+	if _, err := a.Submit(ctx, "go on"); err != nil {
+		t.Fatal(err)
+	}
+	branchA := a.Session().Leaf()
+	if got := titles(); got != "first,second on branch a" {
+		t.Fatalf("branch a: %s", got)
+	}
+	if _, err := a.Navigate(ctx, point); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(); got != "first" {
+		t.Fatalf("back at the branch point the list is %q, want the list as it stood there", got)
+	}
+	if _, err := a.Submit(ctx, "try another way"); err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(); got != "first,on branch b" {
+		t.Fatalf("branch b: %s", got)
+	}
+	// A fork of branch a, made while the agent is on branch b.
+	f, err := a.Fork(branchA)
+	if err != nil || !f.Switched {
+		t.Fatalf("fork: %+v %v", f, err)
+	}
+	if got := titles(); got != "first,second on branch a" {
+		t.Fatalf("fork of branch a: %s", got)
+	}
+	if got, _ := work.Decode(a.Session().WorkItems()); len(got) != 2 || got[1].Title != "second on branch a" {
+		t.Fatalf("the fork's log holds %+v", got)
+	}
+}
+
+// TestResumedRunReusesLoggedEvidence: a --verify check that passed
+// before the session was closed counts when it is resumed on the same
+// tree (the command does not run again) and runs again after an edit.
+func TestResumedRunReusesLoggedEvidence(t *testing.T) {
+	ctx := context.Background()
+	e := newTestEnv(t)
+	dir := t.TempDir()
+	write(t, dir, map[string]string{"main.go": "package main\n"})
+	count := func() int {
+		b, _ := os.ReadFile(filepath.Join(dir, "runs.log"))
+		return strings.Count(string(b), "\n")
+	}
+	o := e.options(dir, faux.Text("done"))
+	o.Verify = []string{"echo run >> runs.log"}
+	a, err := Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Submit(ctx, "do it")
+	if err != nil || res.Stop != harness.StopCompleted || count() != 1 {
+		t.Fatalf("first run: %v %s, %d runs", err, res.Stop, count())
+	}
+	path := a.Session().Path()
+	a.Close()
+
+	o = e.options(dir, faux.Text("done again"), faux.Text("done after the edit"))
+	o.Verify = []string{"echo run >> runs.log"}
+	o.Session = path
+	a, err = Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	res, err = a.Submit(ctx, "check again")
+	if err != nil || res.Stop != harness.StopCompleted {
+		t.Fatalf("resumed run: %v %s", err, res.Stop)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("the resumed run ran the passing check again on the same tree (%d runs)", n)
+	}
+	write(t, dir, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	if res, err = a.Submit(ctx, "after an edit"); err != nil || res.Stop != harness.StopCompleted || count() != 2 {
+		t.Fatalf("after an edit: %v %s, %d runs", err, res.Stop, count())
+	}
+}
+
+// TestContractCommandsUnderWorkspaceSecurity: --verify and contract
+// commands run in the sandbox of the workspace's trusted
+// .rein/security.json: a writable directory it names outside the
+// workspace takes their writes.
+func TestContractCommandsUnderWorkspaceSecurity(t *testing.T) {
+	if sandbox.Guess() == sandbox.None {
+		t.Skip("no sandbox on this system: nothing confines the commands (CI installs bubblewrap)")
+	}
+	ctx := context.Background()
+	extra := t.TempDir()
+	mark := filepath.Join(extra, "mark")
+	for _, trusted := range []bool{false, true} {
+		e := newTestEnv(t)
+		if trusted {
+			e.vars["REIN_TRUST_WORKSPACE"] = "1"
+		}
+		dir := t.TempDir()
+		write(t, dir, map[string]string{".rein/security.json": fmt.Sprintf(`{"writable": [%q]}`, extra)})
+		o := e.options(dir, faux.Text("done"), faux.Text("done"), faux.Text("done"), faux.Text("done"))
+		o.Interactive = true // untrusted: goes on without the loosening settings
+		o.Verify = []string{"printf ok > " + mark}
+		a, err := Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Submit(ctx, "do it")
+		a.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(mark)
+		if trusted && (res.Stop != harness.StopCompleted || statErr != nil) {
+			t.Fatalf("trusted: stop %s (%s), mark: %v", res.Stop, res.Detail, statErr)
+		}
+		if !trusted && (res.Stop == harness.StopCompleted || statErr == nil) {
+			t.Fatalf("untrusted: stop %s, the write reached the directory: %v", res.Stop, statErr == nil)
+		}
 	}
 }

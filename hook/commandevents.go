@@ -30,16 +30,16 @@ func (c *Commands) PreToolUse(ctx context.Context, call *tool.Call, mode string)
 	if !c.Has(PreToolUse) {
 		return ToolVerdict{}
 	}
-	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
+	name, input := claudeTool(reinName(call), call.Args, c.ProjectDir)
 	v := c.Run(ctx, Input{HookEventName: PreToolUse, PermissionMode: mode, ToolName: name, ToolInput: input, ToolUseID: call.ID,
-		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, call.Name)...)
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, reinName(call))...)
 	tv := ToolVerdict{Decision: v.Decision, Reason: v.Reason, Context: v.Context}
 	if v.Stopped {
 		tv.Stop = v.Stop
 	}
 	if v.UpdatedInput != nil {
-		if name != call.Name {
-			tv.Args = reinInput(call.Name, call.Args, v.UpdatedInput)
+		if rn := reinName(call); name != rn {
+			tv.Args = reinInput(rn, call.Args, v.UpdatedInput)
 		} else {
 			tv.Args = v.UpdatedInput
 		}
@@ -80,10 +80,10 @@ func (c *Commands) ToolMiddleware() tool.Middleware {
 // the patch: the feedback and context appended to the content, a note,
 // and the stop reason of a hook that said "continue": false.
 func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Result) ToolResultResult {
-	name, input := claudeTool(call.Name, call.Args, c.ProjectDir)
-	resp, _ := json.Marshal(toolResponse(call.Name, input, res))
+	name, input := claudeTool(reinName(call), call.Args, c.ProjectDir)
+	resp, _ := json.Marshal(toolResponse(reinName(call), input, res))
 	v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
-		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, call.Name)...)
+		Rein: &ReinTool{ToolName: call.Name, ToolInput: call.Args}}, toolNames(name, reinName(call))...)
 	var add string
 	if v.Decision == "block" {
 		add = "PostToolUse hook feedback: " + v.Reason
@@ -210,4 +210,13 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 			r()
 		}
 	}
+}
+
+// reinName is the name of the tool a call reached: a call made under an
+// alias (Task or Agent for agent) is seen as a call of that tool.
+func reinName(call *tool.Call) string {
+	if call.Tool != nil {
+		return call.Tool.Name
+	}
+	return call.Name
 }

@@ -2,6 +2,7 @@ package interop
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,12 +16,17 @@ import (
 // bundleVersion is the version of rein's bundle format.
 const bundleVersion = 1
 
-// bundle is a rein session with the sessions forked from it, as one JSON
-// document to move between machines.
+// bundle is a rein session with its family — the sessions forked from
+// it and its sub-agents' sessions, and theirs in turn — and the run
+// records of them all, as one JSON document to move between machines.
+// Work items, verification evidence and everything else a session logs
+// travel in its entries.
 type bundle struct {
 	Bundle   int             `json:"rein_bundle"`
 	Session  bundleSession   `json:"session"`
 	Children []bundleSession `json:"children,omitempty"`
+	// Runs are the run records (telemetry.Record) of the sessions.
+	Runs []json.RawMessage `json:"runs,omitempty"`
 }
 
 type bundleSession struct {
@@ -45,30 +51,68 @@ func bundleOf(s *Session) (bundleSession, error) {
 	return b, nil
 }
 
-// writeBundle writes s and the sessions forked from it (found beside
-// its file) as a bundle.
+// family returns the sessions beside s's file that descend from it, by
+// fork or as sub-agents, parents before children.
+func family(s *Session, r *Report) []*Session {
+	if s.Path == "" {
+		return nil
+	}
+	infos, _ := session.List(filepath.Dir(s.Path))
+	var out []*Session
+	seen := map[string]bool{s.Header.ID: true}
+	for queue := []string{s.Header.ID}; len(queue) > 0; queue = queue[1:] {
+		for _, in := range infos {
+			if seen[in.ID] || in.Parent != queue[0] && (in.Agent == nil || in.Agent.ParentSession != queue[0]) {
+				continue
+			}
+			seen[in.ID] = true
+			child, err := LoadSession(in.Path)
+			if err != nil {
+				r.drop(in.Path, "a forked or sub-agent session", err.Error())
+				continue
+			}
+			out = append(out, child)
+			queue = append(queue, in.ID)
+		}
+	}
+	return out
+}
+
+// runsDir is the run store of the workspace whose sessions directory
+// holds path (.rein/sessions → .rein/runs), or "".
+func runsDir(path string) string {
+	dir := filepath.Dir(path)
+	if filepath.Base(dir) != "sessions" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(dir), "runs")
+}
+
+// writeBundle writes s, its family and their run records as a bundle.
 func writeBundle(w *bufio.Writer, s *Session, o Options, r *Report) error {
 	main, err := bundleOf(s)
 	if err != nil {
 		return err
 	}
 	b := bundle{Bundle: bundleVersion, Session: main}
-	if s.Path != "" {
-		infos, _ := session.List(filepath.Dir(s.Path))
-		for _, in := range infos {
-			if in.Parent != s.Header.ID {
-				continue
+	ids := map[string]bool{s.Header.ID: true}
+	for _, child := range family(s, r) {
+		cb, err := bundleOf(child)
+		if err != nil {
+			return err
+		}
+		b.Children = append(b.Children, cb)
+		ids[child.Header.ID] = true
+	}
+	if dir := runsDir(s.Path); dir != "" {
+		runs, err := readRuns(dir, r)
+		if err != nil {
+			r.drop(dir, "the run records", err.Error())
+		}
+		for _, run := range runs {
+			if ids[run.Session] {
+				b.Runs = append(b.Runs, run.Line)
 			}
-			child, err := LoadSession(in.Path)
-			if err != nil {
-				r.drop(in.Path, "a forked session", err.Error())
-				continue
-			}
-			cb, err := bundleOf(child)
-			if err != nil {
-				return err
-			}
-			b.Children = append(b.Children, cb)
 		}
 	}
 	for i := range s.Entries {
@@ -80,6 +124,102 @@ func writeBundle(w *bufio.Writer, s *Session, o Options, r *Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(b)
+}
+
+// Restored is what RestoreBundle wrote.
+type Restored struct {
+	// Paths are the session files, the bundle's main session first.
+	Paths []string
+	// IDs are their ids, in the same order (kept from the bundle).
+	IDs []string
+	// Runs counts the run records added to the run store, and
+	// RunsKnown those it already held.
+	Runs, RunsKnown int
+	Report          Report
+}
+
+// RestoreBundle writes the sessions of the bundle data (read from name)
+// into dir with their own ids — the main session, then its forks and
+// sub-agents, their links pointing at the restored files — and adds its
+// run records to the run store runs ("" for none). The sessions' working
+// directory becomes cwd when it is not "". A session whose id is already
+// in dir stops the restore before anything is written, with a
+// *session.ExistsError.
+func RestoreBundle(data []byte, name, dir, cwd, runs string, redact func([]byte) []byte) (*Restored, error) {
+	var b bundle
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s: not a rein bundle: %v", name, err)
+	}
+	if b.Bundle > bundleVersion {
+		return nil, fmt.Errorf("%s: %w: rein bundle version %d is newer than the %d this program reads", name, ErrTooNew, b.Bundle, bundleVersion)
+	}
+	all := append([]bundleSession{b.Session}, b.Children...)
+	for _, bs := range all {
+		if found, _ := filepath.Glob(filepath.Join(dir, "*_"+bs.Header.ID+".jsonl")); len(found) > 0 {
+			return nil, &session.ExistsError{ID: bs.Header.ID, Path: found[0]}
+		}
+	}
+	out := &Restored{}
+	paths := map[string]string{}
+	for _, bs := range all {
+		c, err := bundleConversation(bs, name)
+		if err != nil {
+			return out, err
+		}
+		out.Report.Messages += c.Report.Messages
+		out.Report.Calls += c.Report.Calls
+		out.Report.Dropped = append(out.Report.Dropped, c.Report.Dropped...)
+		h := bs.Header
+		if cwd != "" {
+			h.Cwd = cwd
+		}
+		if h.Parent != "" {
+			h.ParentPath = paths[h.Parent]
+		}
+		if h.Agent != nil {
+			link := *h.Agent
+			link.ParentPath = paths[link.ParentSession]
+			h.Agent = &link
+		}
+		s, err := session.Restore(session.Options{Dir: dir, Cwd: h.Cwd, Redact: redact}, h, c.Entries)
+		if err != nil {
+			return out, err
+		}
+		paths[h.ID] = s.Path()
+		out.Paths = append(out.Paths, s.Path())
+		out.IDs = append(out.IDs, h.ID)
+		if err := s.Close(); err != nil {
+			return out, err
+		}
+	}
+	if runs == "" || len(b.Runs) == 0 {
+		return out, nil
+	}
+	have, err := readRuns(runs, &out.Report)
+	if err != nil {
+		return out, err
+	}
+	known := map[string]bool{}
+	for _, run := range have {
+		known[run.ID] = true
+	}
+	for i, raw := range b.Runs {
+		var run runLine
+		if err := json.Unmarshal(raw, &run); err != nil || run.ID == "" || run.Start.IsZero() {
+			out.Report.drop(fmt.Sprintf("%s: run record %d", name, i+1), "a run record", "it has no id or start")
+			continue
+		}
+		if known[run.ID] {
+			out.RunsKnown++
+			continue
+		}
+		if err := appendRun(runs, run.Start, raw); err != nil {
+			return out, err
+		}
+		known[run.ID] = true
+		out.Runs++
+	}
+	return out, nil
 }
 
 // readBundle reads a bundle's main session; its children are reported
@@ -107,6 +247,10 @@ func bundleConversation(bs bundleSession, name string) (*Conversation, error) {
 	}
 	return readReinLog(strings.NewReader(sb.String()), name)
 }
+
+// IsBundle reports whether data (the start of a file) is a rein bundle,
+// which RestoreBundle reads whole.
+func IsBundle(head []byte) bool { return isBundle(bytes.TrimLeft(head, " \t\r\n\ufeff")) }
 
 // isBundle reports whether data starts like a bundle.
 func isBundle(head []byte) bool {

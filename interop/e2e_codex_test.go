@@ -83,10 +83,11 @@ func TestCodexRolloutImports(t *testing.T) {
 }
 
 // rein → codex: the rollout, installed in CODEX_HOME, is read by codex
-// app-server's thread/read, which rebuilds the user and agent messages
-// from it, one turn per user message. (Its command items are not rebuilt
-// from the exec_command events rein writes; the calls and outputs reach
-// the model as response items all the same.)
+// app-server's thread/read, which rebuilds from it one turn per user
+// message with the user and agent messages. codex keeps such a rollout
+// in its legacy history mode, whose records hold no command items; after
+// codex's own migrate-rollouts, thread/read rebuilds the command items
+// too, from the calls and outputs rein wrote.
 func TestCodexAppServerReadsExport(t *testing.T) {
 	codex := program(t, "codex")
 	m := newMockModel(t, codexReply)
@@ -113,6 +114,16 @@ func TestCodexAppServerReadsExport(t *testing.T) {
 	os.MkdirAll(filepath.Dir(file), 0o700)
 	os.WriteFile(file, buf.Bytes(), 0o600)
 	id := CodexThreadID(s.Header.ID)
+	want := []string{"Why does TestPage fail?", "agentMessage:Let me look.", "agentMessage:The slice end is wrong.", "Fix it.", "agentMessage:Fixed."}
+	readThread(t, codex, ws, env, id, orig, want)
+	run(t, ws, env, "", codex, "migrate-rollouts", "--apply", "--thread", id)
+	readThread(t, codex, ws, env, id, orig, append(want, "commandExecution:/bin/bash -lc 'go test ./store'"))
+}
+
+// readThread reads the thread id through codex app-server and checks it
+// holds two turns and every item of want.
+func readThread(t *testing.T, codex, ws string, env []string, id string, orig []session.Entry, want []string) {
+	t.Helper()
 	lines := rpcSessionMatch(t, ws, env, 2, `"id":`, []string{
 		`{"method":"initialize","id":1,"params":{"clientInfo":{"name":"rein-test","version":"1"}}}`,
 		`{"method":"initialized"}`,
@@ -148,10 +159,9 @@ func TestCodexAppServerReadsExport(t *testing.T) {
 		}
 	}
 	got := strings.Join(kinds, "\n")
-	want := shapeOf(t, orig, false)
-	for _, w := range []string{"Why does TestPage fail?", "agentMessage:Let me look.", "agentMessage:The slice end is wrong.", "Fix it.", "agentMessage:Fixed."} {
+	for _, w := range want {
 		if !strings.Contains(got, w) {
-			t.Fatalf("thread/read lacks %q (rein's branch %d messages):\n%s\n%s", w, len(want), got, clipOut(lines[1]))
+			t.Fatalf("thread/read lacks %q (rein's branch %d messages):\n%s\n%s", w, len(shapeOf(t, orig, false)), got, clipOut(lines[1]))
 		}
 	}
 	if len(resp.Result.Thread.Turns) != 2 {

@@ -96,6 +96,9 @@ func Detect(head []byte) Format {
 	if len(line) == 0 || line[0] != '{' {
 		return ""
 	}
+	if isBundle(line) {
+		return Rein // a bundle is one long line, often longer than head
+	}
 	var p struct {
 		Type        string          `json:"type"`
 		Created     json.RawMessage `json:"created"`
@@ -117,8 +120,6 @@ func Detect(head []byte) Format {
 		return ""
 	}
 	switch {
-	case isBundle(line):
-		return Rein
 	case p.Type == "session" && len(p.Created) > 0:
 		return Rein
 	case p.Type == "session" && len(p.Timestamp) > 0:
@@ -173,7 +174,7 @@ func readRein(br *bufio.Reader, name string) (*Conversation, error) {
 			return nil, err
 		}
 		if len(children) > 0 {
-			c.Report.drop(name, fmt.Sprintf("%d forked sessions in the bundle", len(children)), "only the main session is imported")
+			c.Report.drop(name, fmt.Sprintf("%d forked and sub-agent sessions in the bundle", len(children)), "only the main session is read here; RestoreBundle (rein sessions import) restores them all")
 		}
 		return c, nil
 	}

@@ -3,6 +3,7 @@ package lane_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -38,6 +39,23 @@ func BenchmarkEnterRelease(b *testing.B) {
 	ctx := context.Background()
 	for b.Loop() {
 		_, r, err := s.Enter(ctx, lane.RunOptions{Session: "s"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Release()
+	}
+	b.ReportMetric(perOp(b), "µs/op")
+}
+
+// BenchmarkEnterReleaseLockFile is BenchmarkEnterRelease for a session
+// shared across processes: the lock file is taken and let go, and the
+// cross-process queue is looked at, every run.
+func BenchmarkEnterReleaseLockFile(b *testing.B) {
+	s, _ := lane.New(lane.Options{})
+	ctx := context.Background()
+	lock := filepath.Join(b.TempDir(), "s.jsonl.run.lock")
+	for b.Loop() {
+		_, r, err := s.Enter(ctx, lane.RunOptions{Session: "s", LockFile: lock})
 		if err != nil {
 			b.Fatal(err)
 		}

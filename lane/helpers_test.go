@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(holdHelper())
 	}
+	if os.Getenv(waitEnv) != "" {
+		os.Exit(waitHelper())
+	}
 	goleak.VerifyTestMain(m)
 }
 

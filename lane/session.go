@@ -37,6 +37,7 @@ type Run struct {
 	granted  bool // guarded by s.mu
 	done     bool // guarded by s.mu
 	cancel   context.CancelCauseFunc
+	tk       *ticket // its place in the queue across processes, while it waits
 	last     atomic.Int64
 	timer    Timer
 	once     sync.Once
@@ -86,13 +87,28 @@ func (s *Scheduler) Enter(ctx context.Context, o RunOptions) (context.Context, *
 			s.mu.Unlock()
 			return nil, nil, err
 		}
+		if l.lockFile != "" {
+			tk, err := takeTicket(l.lockFile)
+			if err != nil {
+				s.mu.Unlock()
+				return nil, nil, err
+			}
+			r.tk = tk
+		}
 		l.waiters = append(l.waiters, r)
 		s.mu.Unlock()
 		s.emit(Event{Type: EventRunWait, Session: o.Session, Priority: o.Priority})
 		return s.waitRun(ctx, r, ri)
 	}
 	if l.lockFile != "" && l.lock == nil {
-		fl, pid, err := tryLock(l.lockFile)
+		// Runs of other processes that wait for the session go first.
+		var fl *fileLock
+		pid, err := 0, error(nil)
+		if first(l.lockFile, "") {
+			fl, pid, err = tryLock(l.lockFile)
+		} else {
+			pid = readHolder(l.lockFile)
+		}
 		if err != nil {
 			s.dropLocked(l)
 			s.mu.Unlock()
@@ -103,6 +119,11 @@ func (s *Scheduler) Enter(ctx context.Context, o RunOptions) (context.Context, *
 				s.dropLocked(l)
 				s.mu.Unlock()
 				return nil, nil, &BusyError{Session: o.Session, PID: pid}
+			}
+			if r.tk, err = takeTicket(l.lockFile); err != nil {
+				s.dropLocked(l)
+				s.mu.Unlock()
+				return nil, nil, err
 			}
 			l.waiters = append(l.waiters, r)
 			s.schedulePollLocked(l)
@@ -138,6 +159,7 @@ func (s *Scheduler) waitRun(ctx context.Context, r *Run, ri runInfo) (context.Co
 			break
 		}
 	}
+	r.tk.drop(l.lockFile)
 	if l.holder == nil && len(l.waiters) == 0 {
 		s.dropLocked(l)
 	}
@@ -199,6 +221,13 @@ func (s *Scheduler) schedulePollLocked(l *sessionLane) {
 			s.mu.Unlock()
 			return
 		}
+		r := l.waiters[0]
+		if r.tk != nil && !first(l.lockFile, r.tk.name) {
+			// A run of another process asked first.
+			s.schedulePollLocked(l)
+			s.mu.Unlock()
+			return
+		}
 		fl, _, err := tryLock(l.lockFile)
 		if err != nil || fl == nil {
 			s.schedulePollLocked(l)
@@ -206,8 +235,8 @@ func (s *Scheduler) schedulePollLocked(l *sessionLane) {
 			return
 		}
 		l.lock = fl
-		r := l.waiters[0]
 		l.waiters = l.waiters[1:]
+		r.tk.drop(l.lockFile)
 		ev := s.grantLocked(l, r)
 		s.mu.Unlock()
 		s.emit(ev)
@@ -269,12 +298,20 @@ func (s *Scheduler) endRun(r *Run, how EventType) bool {
 	l := r.l
 	if l.holder == r {
 		l.holder = nil
-		if len(l.waiters) > 0 {
+		switch {
+		case len(l.waiters) == 0:
+			s.dropLocked(l)
+		case l.lockFile != "" && (l.lock == nil || !first(l.lockFile, l.waiters[0].tk.name)):
+			// A run of another process asked before this process's
+			// next one: the session goes to it, and ours waits its turn.
+			l.lock.release()
+			l.lock = nil
+			s.schedulePollLocked(l)
+		default:
 			next := l.waiters[0]
 			l.waiters = l.waiters[1:]
+			next.tk.drop(l.lockFile)
 			evs = append(evs, s.grantLocked(l, next))
-		} else {
-			s.dropLocked(l)
 		}
 	}
 	s.mu.Unlock()

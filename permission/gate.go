@@ -231,7 +231,13 @@ type subject struct {
 }
 
 func (g *Gate) subject(call *tool.Call) subject {
-	s := subject{tool: call.Name, readOnly: call.Tool != nil && call.Tool.ReadOnly}
+	// A call made under an alias (Task or Agent for agent) is judged as
+	// a call of the tool it reached.
+	name := call.Name
+	if call.Tool != nil {
+		name = call.Tool.Name
+	}
+	s := subject{tool: name, readOnly: call.Tool != nil && call.Tool.ReadOnly}
 	var args struct {
 		Command      string `json:"command"`
 		Path         string `json:"path"`
@@ -239,9 +245,9 @@ func (g *Gate) subject(call *tool.Call) subject {
 	}
 	_ = json.Unmarshal(call.Args, &args)
 	switch {
-	case call.Name == "agent":
+	case name == "agent":
 		s.agent = strings.TrimSpace(args.SubagentType)
-	case call.Name == "bash":
+	case name == "bash":
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
 		s.touches = g.touches(s.bash)
@@ -251,7 +257,7 @@ func (g *Gate) subject(call *tool.Call) subject {
 		for j := range s.bash.cmds {
 			s.texts = append(s.texts, denyTexts(&s.bash.cmds[j])...)
 		}
-	case pathTools[call.Name]:
+	case pathTools[name]:
 		p := args.Path
 		if p == "" {
 			p = "."

@@ -94,10 +94,10 @@ func forkPath(l *log, srcPath, at string, opts Options) ([]Entry, error) {
 		used[le.ID] = true
 		path = append(path, le)
 	}
-	if l.items != nil {
-		// The work items are session state, not part of a path: the fork
-		// carries the current list.
-		we := Entry{Type: TypeWorkItems, Parent: at, Timestamp: opts.now().UTC(), Items: l.items}
+	if items := l.itemsOn(at); items != nil {
+		// The work items are session state kept per branch: the fork
+		// carries the list as it stood at the fork point.
+		we := Entry{Type: TypeWorkItems, Parent: at, Timestamp: opts.now().UTC(), Items: items}
 		we.ID = opts.uniqueID(func(id string) bool { return used[id] })
 		path = append(path, we)
 	}

@@ -77,7 +77,7 @@ type log struct {
 	index   map[string]int
 	labels  map[string]string
 	name    string
-	items   json.RawMessage // the last work_items entry's list
+	items   []string // the IDs of the work_items entries, in file order
 	leaf    string
 	issues  []LoadIssue
 	// reparented maps an entry ID to the parent its line names, for
@@ -477,7 +477,7 @@ func (l *log) apply(e *Entry, bad func(target string)) {
 	case e.Type == TypeSessionInfo:
 		l.name = e.Name
 	case e.Type == TypeWorkItems:
-		l.items = e.Items
+		l.items = append(l.items, e.ID)
 	case e.Type.Side():
 	default:
 		l.leaf = e.ID

@@ -49,6 +49,10 @@ type Definition struct {
 	Background bool
 	// Timeout bounds a child without progress; 0 means the default.
 	Timeout time.Duration
+	// Budget is what one run of the agent may spend (rein's keys
+	// maxCostUsd, maxInputTokens, maxOutputTokens). The child's budget is
+	// the smaller of this and what its parent's run has left.
+	Budget Budget
 
 	// Source is where the definition came from: a file path, "--agents",
 	// or "builtin".
@@ -60,3 +64,16 @@ type Definition struct {
 	// (unknown front-matter keys, unknown tools), said once by `rein agents`.
 	Warnings []string
 }
+
+// Budget bounds what a child may spend; a zero field sets no limit of the
+// definition's own. InputTokens counts every prompt token the child's
+// requests send, OutputTokens every reply token, as rein's
+// --max-input-tokens and --max-output-tokens do.
+type Budget struct {
+	CostUSD      float64 `json:"maxCostUsd,omitempty"`
+	InputTokens  int     `json:"maxInputTokens,omitempty"`
+	OutputTokens int     `json:"maxOutputTokens,omitempty"`
+}
+
+// IsZero reports whether the budget sets no limit.
+func (b Budget) IsZero() bool { return b == Budget{} }

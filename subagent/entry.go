@@ -68,6 +68,9 @@ type Record struct {
 	Ended   time.Time `json:"ended,omitzero"`
 	Turns   int       `json:"turns,omitempty"`
 	Usage   Usage     `json:"usage,omitzero"`
+	// Stop is the stop reason of a child that ended without completing
+	// ("budget_exhausted", "max_turns" …), when it ran.
+	Stop string `json:"stop,omitempty"`
 	// Error says why a child failed, was cancelled or orphaned.
 	Error string `json:"error,omitempty"`
 }

@@ -16,7 +16,7 @@ import (
 // definitionKeys are the front-matter (and --agents JSON) keys rein
 // reads. "prompt" is the --agents form of a file's body.
 var definitionKeys = []string{"name", "description", "prompt", "tools", "disallowedTools", "model", "permissionMode",
-	"maxTurns", "skills", "mcpServers", "background", "timeout"}
+	"maxTurns", "skills", "mcpServers", "background", "timeout", "maxCostUsd", "maxInputTokens", "maxOutputTokens"}
 
 // claudeOnlyKeys are Claude Code keys rein accepts without acting on
 // them; all but color are said once as a warning.
@@ -133,8 +133,52 @@ func decodeKey(k string, v any, d *Definition) error {
 		}
 	case "timeout":
 		d.Timeout, err = timeout(v)
+	case "maxCostUsd":
+		d.Budget.CostUSD, err = amount(k, v, false)
+	case "maxInputTokens":
+		var n float64
+		n, err = amount(k, v, true)
+		d.Budget.InputTokens = int(n)
+	case "maxOutputTokens":
+		var n float64
+		n, err = amount(k, v, true)
+		d.Budget.OutputTokens = int(n)
 	}
 	return err
+}
+
+// amount reads a budget key: a positive number (a whole one for token
+// counts); an absent value sets no limit.
+func amount(k string, v any, whole bool) (float64, error) {
+	var n float64
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case int:
+		n = float64(v)
+	case int64:
+		n = float64(v)
+	case uint64:
+		n = float64(v)
+	case float64:
+		n = v
+	case string:
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil {
+			n = -1
+		} else {
+			n = f
+		}
+	default:
+		n = -1
+	}
+	if whole && (n != math.Trunc(n) || n > math.MaxInt32) || n <= 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		if whole {
+			return 0, fmt.Errorf("%s is %v; write a whole number of tokens of at least 1, or leave it out for no limit of the agent's own", k, v)
+		}
+		return 0, fmt.Errorf("%s is %v; write a dollar amount above 0 such as 0.50, or leave it out for no limit of the agent's own", k, v)
+	}
+	return n, nil
 }
 
 // text reads a key whose value is text; numbers and booleans are taken

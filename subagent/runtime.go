@@ -395,6 +395,9 @@ func (r *Runtime) finish(c *child, state State, out Outcome, err error, announce
 	r.mu.Lock()
 	c.rec.State, c.rec.Ended = state, r.o.Now().UTC()
 	c.rec.Turns, c.rec.Usage = out.Turns, out.Usage
+	if state != Completed && out.Stop != "completed" {
+		c.rec.Stop = out.Stop
+	}
 	c.final = out.Final
 	if err != nil {
 		c.rec.Error = err.Error()

@@ -69,7 +69,11 @@ func (r *Runtime) Tools() []*tool.Tool {
 			text = "(the sub-agent gave no answer)"
 		}
 		if rec.State != Completed {
-			text = fmt.Sprintf("The sub-agent %s: %s\n\n%s", rec.State, rec.Error, text)
+			state := string(rec.State)
+			if rec.Stop != "" {
+				state += " (" + rec.Stop + ")"
+			}
+			text = fmt.Sprintf("The sub-agent %s: %s\n\n%s", state, rec.Error, text)
 		}
 		out := tool.Text(text + "\n\n" + Footer(rec))
 		out.IsError = rec.State != Completed

@@ -53,10 +53,13 @@ type BudgetError struct {
 	// Spent is what was spent (for input tokens: plus the estimated
 	// prompt of the refused request); Max is the limit.
 	Spent, Max float64
+	// From says where the limit was set when it is not the command
+	// line's flags or the config ("the budget of agent reviewer").
+	From string
 }
 
 func (e *BudgetError) Error() string {
-	return "budget exhausted: " + describe(e.Limit, e.Spent, e.Max) + " (run " + e.Run + ")"
+	return "budget exhausted: " + describe(e.Limit, e.Spent, e.Max, e.From) + " (run " + e.Run + ")"
 }
 
 // Warning reports that a run reached WarnAt of a limit.
@@ -64,20 +67,28 @@ type Warning struct {
 	Run        string
 	Limit      string
 	Spent, Max float64
+	From       string // as BudgetError.From
 }
 
 func (w Warning) String() string {
-	return fmt.Sprintf("budget: %s — %.0f%% used (run %s)", describe(w.Limit, w.Spent, w.Max), 100*w.Spent/w.Max, w.Run)
+	return fmt.Sprintf("budget: %s — %.0f%% used (run %s)", describe(w.Limit, w.Spent, w.Max, w.From), 100*w.Spent/w.Max, w.Run)
 }
 
-func describe(limit string, spent, limit2 float64) string {
+func describe(limit string, spent, limit2 float64, from string) string {
 	switch limit {
 	case LimitCost:
-		return fmt.Sprintf("cost $%.4f of $%.4f (--max-cost)", spent, limit2)
+		return fmt.Sprintf("cost $%.4f of $%.4f (%s)", spent, limit2, or(from, "--max-cost"))
 	case LimitInputTokens:
-		return fmt.Sprintf("%.0f of %.0f input tokens (--max-input-tokens)", spent, limit2)
+		return fmt.Sprintf("%.0f of %.0f input tokens (%s)", spent, limit2, or(from, "--max-input-tokens"))
 	}
-	return fmt.Sprintf("%.0f of %.0f output tokens (--max-output-tokens)", spent, limit2)
+	return fmt.Sprintf("%.0f of %.0f output tokens (%s)", spent, limit2, or(from, "--max-output-tokens"))
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 func isBudget(err error) bool {
@@ -90,6 +101,7 @@ func isBudget(err error) bool {
 // limits count it. Safe for concurrent use.
 type Meter struct {
 	run    string
+	from   string // where the limits were set, for errors
 	parent *Meter
 	limits Limits
 	warn   func(Warning)
@@ -132,7 +144,7 @@ func (m *Meter) Charge(u llm.Usage) {
 func (m *Meter) near() *Warning {
 	for _, c := range m.counts(0, 0) {
 		if c.max > 0 && c.spent >= WarnAt*c.max {
-			return &Warning{Run: m.run, Limit: c.name, Spent: c.spent, Max: c.max}
+			return &Warning{Run: m.run, Limit: c.name, Spent: c.spent, Max: c.max, From: m.from}
 		}
 	}
 	return nil
@@ -171,7 +183,7 @@ func (m *Meter) Check(prompt int, promptCost float64) error {
 				over = c.spent > c.max
 			}
 			if over {
-				return &BudgetError{Run: a.run, Limit: c.name, Spent: c.spent, Max: c.max}
+				return &BudgetError{Run: a.run, Limit: c.name, Spent: c.spent, Max: c.max, From: a.from}
 			}
 		}
 	}
@@ -195,3 +207,43 @@ func (m *Meter) Total() llm.Usage {
 
 // Limits returns the meter's own limits.
 func (m *Meter) Limits() Limits { return m.limits }
+
+// Remaining returns what the meter's run may still spend: for each limit
+// set on the meter or an ancestor, the smallest of max minus spent (at
+// least the smallest positive amount, so that a spent limit stays a
+// limit rather than reading as none); a limit no one sets stays zero.
+func (m *Meter) Remaining() Limits {
+	var out Limits
+	for a := m; a != nil; a = a.parent {
+		a.mu.Lock()
+		l, t := a.limits, a.total
+		a.mu.Unlock()
+		if l.Cost > 0 {
+			out.Cost = minSet(out.Cost, max(l.Cost-t.Cost.Total, 1e-9))
+		}
+		if l.InputTokens > 0 {
+			out.InputTokens = minSet(out.InputTokens, max(l.InputTokens-t.PromptTokens(), 1))
+		}
+		if l.OutputTokens > 0 {
+			out.OutputTokens = minSet(out.OutputTokens, max(l.OutputTokens-t.Output, 1))
+		}
+	}
+	return out
+}
+
+// Within returns the smaller of each limit of l and o, where zero is no
+// limit.
+func (l Limits) Within(o Limits) Limits {
+	return Limits{Cost: minSet(l.Cost, o.Cost), InputTokens: minSet(l.InputTokens, o.InputTokens), OutputTokens: minSet(l.OutputTokens, o.OutputTokens)}
+}
+
+// minSet is the smaller of a and b, where zero means unset.
+func minSet[T int | float64](a, b T) T {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
+}

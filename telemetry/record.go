@@ -169,6 +169,9 @@ type Child struct {
 	Outcome Outcome `json:"outcome"`
 	Usage   Usage   `json:"usage"`
 	Cost    float64 `json:"cost"`
+	// Late is set for a child that ended after the run did (a background
+	// sub-agent): the run's record was written again with it.
+	Late bool `json:"late,omitempty"`
 }
 
 // OutcomeOf maps how a harness run ended to an outcome: a budget error

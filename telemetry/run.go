@@ -104,6 +104,9 @@ type Info struct {
 	// Limits, when set, replace Options.Limits for this run (per-agent
 	// budgets). A child run is also held to its ancestors' limits.
 	Limits *Limits
+	// LimitsFrom says where Limits were set, for budget errors and
+	// warnings ("the budget of agent reviewer"); "" names the flags.
+	LimitsFrom string
 }
 
 // Run is one run being observed. Its methods are safe for concurrent use.
@@ -179,6 +182,9 @@ func (t *Telemetry) Begin(ctx context.Context, h *harness.Harness, info Info) (c
 		pm = parent.meter
 	}
 	r.meter = NewMeter(rec.ID, limits, pm, r.warn)
+	if info.Limits != nil {
+		r.meter.from = info.LimitsFrom
+	}
 	ctx = context.WithValue(ctx, runKey{}, r)
 	if t.o.Tracer != nil {
 		ctx, r.span = t.o.Tracer.StartRun(ctx, r)
@@ -294,12 +300,52 @@ func (r *Run) End(res harness.Result, err error) Record {
 		total := usageOf(r.meter.Total())
 		c := Child{ID: rec.ID, Agent: rec.Agent, Outcome: rec.Outcome, Usage: total, Cost: r.meter.Total().Cost.Total}
 		p.mu.Lock()
+		c.Late = p.ended
 		p.rec.Children = append(p.rec.Children, c)
 		p.rec.ChildUsage.Add(c.Usage)
 		p.rec.ChildCost += c.Cost
+		var amended *Record
+		if p.ended {
+			a := p.snapshotLocked()
+			p.result, amended = &a, &a
+		}
 		p.mu.Unlock()
+		if amended != nil {
+			p.amend(amended)
+		}
 	}
 	return rec
+}
+
+// amend writes the record of a run that had ended again, after a child
+// it began (a background sub-agent) ended too: to the store, where the
+// later line replaces the first, and as another "run" entry to the
+// session, where the last entry of a run id is its record.
+func (r *Run) amend(rec *Record) {
+	r.t.write(rec)
+	if r.h == nil {
+		return
+	}
+	data, err := json.Marshal(rec)
+	if err == nil {
+		err = r.h.AppendEntry(session.Entry{Type: session.TypeCustom, Kind: SessionEntryKind, Data: data})
+	}
+	if err != nil {
+		r.t.o.Logger.Warn("cannot write the amended run entry to the session", "run", rec.ID, "err", err)
+	}
+}
+
+// Record returns the run's record: as it stands while the run goes on,
+// then End's, amended by the children that ended after it.
+func (r *Run) Record() Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.result != nil {
+		rec := *r.result
+		rec.Children = append([]Child(nil), rec.Children...)
+		return rec
+	}
+	return r.snapshotLocked()
 }
 
 func (t *Telemetry) write(rec *Record) {

@@ -4,9 +4,50 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
+
+// typedSchema is the schema New derives from an argument type, compiled.
+// It depends on the type alone and is never changed once made, so each
+// type's is made once per process and shared by every tool built from
+// it (a session opened per sub-agent builds the same tools again).
+type typedSchema struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
+	emptyOK  bool
+}
+
+// typedSchemas caches typedSchema by argument type (reflect.Type).
+var typedSchemas sync.Map
+
+func schemaFor[In any]() (*typedSchema, error) {
+	key := reflect.TypeFor[In]()
+	if v, ok := typedSchemas.Load(key); ok {
+		return v.(*typedSchema), nil
+	}
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var c jsonschema.Schema
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, err
+	}
+	r, err := c.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	ts := &typedSchema{raw: raw, resolved: r, emptyOK: r.Validate(map[string]any{}) == nil}
+	v, _ := typedSchemas.LoadOrStore(key, ts)
+	return v.(*typedSchema), nil
+}
 
 // New builds a tool from a Go function taking a struct of arguments. The
 // JSON Schema is generated from In (field names from json tags, optional
@@ -15,18 +56,16 @@ import (
 // receives well-typed input. An error returned by fn becomes an error
 // result whose text is the error's message.
 func New[In any](name, description string, fn func(ctx context.Context, call *Call, in In) (Result, error)) (*Tool, error) {
-	s, err := jsonschema.For[In](nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %w", name, err)
-	}
-	raw, err := json.Marshal(s)
+	ts, err := schemaFor[In]()
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %w", name, err)
 	}
 	t := &Tool{
 		Name:        name,
 		Description: description,
-		Schema:      raw,
+		Schema:      ts.raw,
+		schema:      ts.resolved,
+		emptyOK:     ts.emptyOK,
 		Run: func(ctx context.Context, call *Call) Result {
 			var in In
 			if len(call.Args) > 0 {
@@ -44,8 +83,8 @@ func New[In any](name, description string, fn func(ctx context.Context, call *Ca
 			return res
 		},
 	}
-	if err := t.resolve(); err != nil {
-		return nil, err
+	if name == "" {
+		return nil, fmt.Errorf("tool: a tool needs a name")
 	}
 	return t, nil
 }

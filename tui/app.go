@@ -409,6 +409,14 @@ func (a *App) submit() tea.Cmd {
 // send starts a prompt with text, or steers the running one with it.
 func (a *App) send(text string) tea.Cmd {
 	if a.busy {
+		if sd, ok := a.b.(Sender); ok {
+			if out, err := sd.Send(text); err != nil {
+				a.tr.Error(err.Error())
+			} else {
+				a.tr.Notice(out)
+			}
+			return nil
+		}
 		if err := a.b.Steer(text); err != nil {
 			a.tr.Error(err.Error())
 		} else {

@@ -38,6 +38,14 @@ type Backend interface {
 	Fork(id string) (Forked, error)
 }
 
+// Sender is implemented by a backend that decides itself how text typed
+// while the agent works is delivered (steered, followed up, collected or
+// interrupting: a queue mode the user picks with a command); Send returns
+// the line the UI shows. Without it such text steers.
+type Sender interface {
+	Send(text string) (string, error)
+}
+
 // Forked is what a fork made.
 type Forked struct {
 	// ID names the new session and Old the one forked, as the user

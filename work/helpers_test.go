@@ -6,6 +6,7 @@ import (
 
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/sandbox"
 )
 
 func userText(s string) llm.Message { return llm.UserText(s) }
@@ -20,3 +21,5 @@ func mkdirWrite(p, text string) error {
 	}
 	return os.WriteFile(p, []byte(text), 0o644)
 }
+
+func sandboxOff() *sandbox.Policy { return &sandbox.Policy{Mode: sandbox.Off} }

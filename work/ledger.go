@@ -222,6 +222,25 @@ func (l *Ledger) change(fn func(List) (List, error)) error {
 	return nil
 }
 
+// Reset makes list the current list without persisting it: the log
+// already holds it, as the list of the branch the session moved to (see
+// session.Session.WorkItems). Subscribers are told and the next prompt
+// shows it.
+func (l *Ledger) Reset(list List) {
+	l.mu.Lock()
+	l.list = list.Clone()
+	l.version++
+	l.reshow = true
+	subs := make([]func(List), 0, len(l.subs))
+	for _, fn := range l.subs {
+		subs = append(subs, fn)
+	}
+	l.mu.Unlock()
+	for _, fn := range subs {
+		fn(list.Clone())
+	}
+}
+
 // Reshow makes the next prompt show the open list again, whether or not
 // it changed: after a compaction, and after a session is resumed.
 func (l *Ledger) Reshow() {

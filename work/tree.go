@@ -1,7 +1,6 @@
 package work
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -21,12 +19,23 @@ import (
 // in a git repository the files git ls-files lists (tracked, and
 // untracked ones not ignored), elsewhere every file under the root but
 // .git, .rein and node_modules. Paths under .rein/ never count (the
-// session log lives there). File contents are hashed once per (size,
-// modification time, inode), so a second hash of an unchanged tree reads
-// no file. Safe for concurrent use.
+// session log lives there).
+//
+// A hasher keeps what it learnt: file contents are hashed once per
+// (size, modification time, inode, mode), and git's list is kept with
+// the stamps of what it came from (the index, the ignore files, every
+// directory that may hold a listed file), so a hash of a tree where no
+// file was created, removed or renamed runs no git at all, and one where
+// nothing changed reads no file. Stamps younger than a timestamp tick
+// are not trusted (see racyMargin): any edit after a hash, even one of
+// the same size within the same tick, changes the next hash. Safe for
+// concurrent use.
 type TreeHasher struct {
 	mu    sync.Mutex
 	cache map[string]fileStamp
+	lists map[string]*listing // per root
+	// gitCalls counts git invocations, for tests.
+	gitCalls int
 }
 
 type fileStamp struct {
@@ -35,17 +44,17 @@ type fileStamp struct {
 	ino   uint64
 	mode  fs.FileMode
 	sum   [32]byte
+	read  time.Time // when the content was read
 }
 
 // Hash returns the tree hash of root as "sha256:<hex>". Two calls give
 // the same value exactly when the listed files and their contents (and
 // executable bits) are the same.
 func (t *TreeHasher) Hash(ctx context.Context, root string) (string, error) {
-	files, err := listFiles(ctx, root)
+	files, err := t.list(ctx, root)
 	if err != nil {
 		return "", err
 	}
-	sort.Strings(files)
 	h := sha256.New()
 	for _, f := range files {
 		if f == ".rein" || strings.HasPrefix(f, ".rein/") {
@@ -79,9 +88,10 @@ func (t *TreeHasher) file(path string) (fileStamp, error) {
 	t.mu.Lock()
 	old, ok := t.cache[path]
 	t.mu.Unlock()
-	if ok && old.size == st.size && old.mtime.Equal(st.mtime) && old.ino == st.ino && old.mode == st.mode {
+	if ok && old.size == st.size && old.mtime.Equal(st.mtime) && old.ino == st.ino && old.mode == st.mode && trusted(old.mtime, old.read) {
 		return old, nil
 	}
+	st.read = time.Now()
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		target, err := os.Readlink(path)
@@ -113,15 +123,42 @@ func (t *TreeHasher) file(path string) (fileStamp, error) {
 	return st, nil
 }
 
-// listFiles lists the files of root, slash-separated and relative: git's
-// view when root is in a work tree, a walk otherwise.
-func listFiles(ctx context.Context, root string) ([]string, error) {
+// list returns the files of root, sorted: git's view when root is in a
+// work tree (the kept listing while it holds), a walk otherwise.
+func (t *TreeHasher) list(ctx context.Context, root string) ([]string, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, err
 	}
-	if files, ok := gitFiles(ctx, root); ok {
-		return files, nil
+	t.mu.Lock()
+	prev := t.lists[root]
+	t.mu.Unlock()
+	keepIgnore := true
+	if prev != nil {
+		ok, ignoreChanged := prev.valid()
+		if ok {
+			return prev.files, nil
+		}
+		keepIgnore = !ignoreChanged
 	}
+	if l, ok := gitListing(ctx, root, prev, keepIgnore); ok {
+		sort.Strings(l.files)
+		t.mu.Lock()
+		if t.lists == nil {
+			t.lists = map[string]*listing{}
+		}
+		t.lists[root] = l
+		t.gitCalls += l.calls
+		t.mu.Unlock()
+		return l.files, nil
+	}
+	files, err := walkFiles(root)
+	sort.Strings(files)
+	return files, err
+}
+
+// walkFiles lists every file under root but .git, .rein and
+// node_modules, slash-separated and relative.
+func walkFiles(root string) ([]string, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -147,25 +184,4 @@ func listFiles(ctx context.Context, root string) ([]string, error) {
 		return nil
 	})
 	return files, err
-}
-
-func gitFiles(ctx context.Context, root string) ([]string, bool) {
-	if _, err := exec.LookPath("git"); err != nil {
-		return nil, false
-	}
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if cmd.Run() != nil {
-		return nil, false
-	}
-	var files []string
-	seen := map[string]bool{}
-	for _, f := range strings.Split(out.String(), "\x00") {
-		if f != "" && !seen[f] {
-			seen[f] = true
-			files = append(files, f)
-		}
-	}
-	return files, true
 }

@@ -44,7 +44,8 @@ type Verifier struct {
 	check sync.Mutex // one check at a time
 	mu    sync.Mutex
 	obs   []observation
-	last  map[string]Evidence // per command: the latest evidence
+	last  map[string]Evidence   // per command: the latest evidence
+	prior map[string][]Evidence // per command: evidence restored from the log, in order
 }
 
 // observation is a tool result a tool_result predicate may count.
@@ -236,7 +237,7 @@ func commandMet(p *Predicate, ev *Evidence, tree string) (bool, string) {
 // tree is the current tree hash when known ("" otherwise); run returns
 // it as it is after the command ("" when unknown).
 func (v *Verifier) run(ctx context.Context, p *Predicate, tree string) (Evidence, string, error) {
-	key := p.Run + "\x00" + p.Timeout
+	key := p.evidenceKey()
 	if tree == "" {
 		var err error
 		if tree, err = v.hasher.Hash(ctx, v.o.Command.Dir); err != nil {
@@ -244,9 +245,9 @@ func (v *Verifier) run(ctx context.Context, p *Predicate, tree string) (Evidence
 		}
 	}
 	v.mu.Lock()
-	prev, ok := v.last[key]
+	prev, ok := v.reusable(key, tree)
 	v.mu.Unlock()
-	if ok && prev.Fresh(tree) {
+	if ok {
 		return prev, tree, nil
 	}
 	o := v.o.Command

@@ -212,12 +212,13 @@ func chat(ctx context.Context, e *env, a *coding.Agent) error {
 	}
 }
 
-// steer sends a line typed while the agent works.
+// steer sends a line typed while the agent works, by the agent's queue
+// mode (/queue; steer unless changed).
 func steer(e *env, p *printer, a *coding.Agent, line string) {
-	if err := a.Steer(line); err != nil {
+	if out, err := a.Send(line); err != nil {
 		fmt.Fprintln(e.stdout, p.style(ansiRed, err.Error()))
 	} else {
-		fmt.Fprintln(e.stdout, p.style(ansiDim, "  (steering: delivered at the agent's next step)"))
+		fmt.Fprintln(e.stdout, p.style(ansiDim, "  ("+out+")"))
 	}
 }
 

@@ -82,7 +82,8 @@ func (cf *claudeFlags) apply(o *runOptions) error {
 }
 
 // claudeToolNames are Claude Code's names of rein's tools, for --tools.
-var claudeToolNames = map[string]string{"glob": "find", "multiedit": "edit", "notebookedit": "edit", "notebookread": "read"}
+var claudeToolNames = map[string]string{"glob": "find", "multiedit": "edit", "notebookedit": "edit", "notebookread": "read",
+	"task": "agent"}
 
 // toolNames maps the names of a --tools list that are Claude Code's
 // ("Read", "Bash", "Glob") onto rein's, keeping rein's own, toolsets and

@@ -13,6 +13,9 @@ func TestClaudeToolNames(t *testing.T) {
 		"coding,-Bash":     "coding,-bash",
 		"readonly":         "readonly",
 		"Bash(git diff:*)": "bash(git diff:*)",
+		"Read,Task":        "read,agent",
+		"Agent, Bash":      "agent,bash",
+		"coding,-Task":     "coding,-agent",
 	} {
 		if got := toolNames(in); got != want {
 			t.Errorf("toolNames(%q) = %q, want %q", in, got, want)

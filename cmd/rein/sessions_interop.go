@@ -8,11 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/interop"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/spf13/cobra"
 )
 
@@ -100,6 +102,15 @@ func importPaths(arg string) ([]string, error) {
 // importOne imports one file into the workspace root and prints what
 // was carried over; it returns the new session's file.
 func importOne(w io.Writer, path string, f interop.Format, root string) (string, error) {
+	if data, err := os.ReadFile(path); err == nil && interop.IsBundle(data) {
+		res, err := interop.RestoreBundle(data, path, session.DefaultDir(root), root, telemetry.DefaultDir(root), redactor().Bytes)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(w, "restored the bundle %s: %d sessions (ids kept: %s), %d run records added, %d already here\n  %s\n",
+			path, len(res.Paths), strings.Join(res.IDs, ", "), res.Runs, res.RunsKnown, res.Report.Summary())
+		return res.Paths[0], nil
+	}
 	c, err := interop.ReadFile(path, f)
 	if err != nil {
 		return "", err
@@ -227,7 +238,8 @@ func openHint(f interop.Format, s *interop.Session, path string) string {
 	case interop.Claude:
 		return "claude --resume " + interop.ClaudeSessionID(s.Header.ID) + "  (in " + s.Header.Cwd + ")"
 	case interop.Codex:
-		return "codex resume " + interop.CodexThreadID(s.Header.ID)
+		id := interop.CodexThreadID(s.Header.ID)
+		return "codex resume " + id + "  (codex migrate-rollouts --apply --thread " + id + " shows its commands in codex's app)"
 	}
 	return path
 }

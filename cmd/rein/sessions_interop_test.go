@@ -109,3 +109,35 @@ func TestSessionsExportInstallAndImportDir(t *testing.T) {
 		t.Fatalf("dir import: %d %q %q", code, out, errOut)
 	}
 }
+
+// TestSessionsBundleMoves moves a session as a bundle to another
+// workspace: `sessions import` restores it with its id, so `--resume ID`
+// finds it there, and importing the bundle twice is refused.
+func TestSessionsBundleMoves(t *testing.T) {
+	ws := t.TempDir()
+	if code, out, errOut := runCLI(t, "", "sessions", "import", "-C", ws, piFixture); code != 0 {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	infos, _ := session.List(session.DefaultDir(ws))
+	if len(infos) != 1 {
+		t.Fatalf("%d sessions", len(infos))
+	}
+	id := infos[0].ID
+	dst := filepath.Join(t.TempDir(), "b.json")
+	if code, _, errOut := runCLI(t, "", "sessions", "export", "-C", ws, id, "--format", "json", "-o", dst); code != 0 {
+		t.Fatalf("export: %d %q", code, errOut)
+	}
+	other := t.TempDir()
+	code, out, errOut := runCLI(t, "", "sessions", "import", "-C", other, dst)
+	if code != 0 || !strings.Contains(out, "restored the bundle") || !strings.Contains(out, id) {
+		t.Fatalf("restore: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "sessions", "show", "-C", other, id)
+	if code != 0 || !strings.Contains(out, "DONE: file read.") {
+		t.Fatalf("show: %d %q", code, out)
+	}
+	code, _, errOut = runCLI(t, "", "sessions", "import", "-C", other, dst)
+	if code == 0 || !strings.Contains(errOut, "already here") {
+		t.Fatalf("a second restore: %d %q", code, errOut)
+	}
+}

@@ -38,10 +38,12 @@ const spawnScript = `{"text": "Delegating.", "tool_calls": [` +
 // must load, every child the log or a header names must have exactly one
 // spawned and one terminal entry in the parent's log, and every tool call
 // of every log a result. REIN_SUBAGENT_KILL_TRIALS sets the number of
-// kills (.ci/run asks for 50); the default run does 6. The moment of each
-// kill is logged with its seed.
+// kills (.ci/run asks for 50); the default run does 8. The moment of each
+// kill is logged with its seed. The scripts vary, so that children also
+// complete or are cancelled before some of the kills and every terminal
+// entry is exercised.
 func TestKill9ParentWithBackgroundChildren(t *testing.T) {
-	trials := 6
+	trials := 8
 	if v := os.Getenv("REIN_SUBAGENT_KILL_TRIALS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -52,23 +54,47 @@ func TestKill9ParentWithBackgroundChildren(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 1))
 	t.Logf("seed %d", seed)
-	script := spawnScript + strings.Repeat(`{"text": "step", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep 0.05"}}]}`+"\n", 16) +
-		strings.Repeat(`{"text": "finished"}`+"\n", 8)
+	step := func(secs string) string {
+		return `{"text": "step", "tool_calls": [{"name": "bash", "arguments": {"command": "sleep ` + secs + `"}}]}` + "\n"
+	}
+	finished := `{"text": "finished"}` + "\n"
+	// The scripts differ in how the children end when no kill comes
+	// first. long: they outlive every kill (orphaned). complete: the
+	// parent sleeps while the children take their final answers
+	// (completed). cancel: the parent answers at once and rein closes it,
+	// which cancels the children still running (cancelled).
+	scripts := map[string]string{
+		"long":     spawnScript + strings.Repeat(step("0.05"), 16) + strings.Repeat(finished, 8),
+		"complete": spawnScript + step("0.3") + strings.Repeat(finished, 3) + strings.Repeat(step("0.05"), 4) + strings.Repeat(finished, 8),
+		"cancel":   spawnScript + finished + strings.Repeat(step("0.2"), 16) + strings.Repeat(finished, 8),
+	}
 	counts := map[string]int{}
 	for i := range trials {
-		// Half the kills land early (the first turn, the spawns), half
-		// after the first child's session exists.
-		afterChild := i%2 == 1
+		// A quarter of the kills land early (the first turn, the spawns)
+		// and a quarter after the first child's session exists, on
+		// children that outlive them; the other half on children that
+		// complete or are cancelled unless the kill comes first.
+		kind := []string{"long", "long", "complete", "cancel"}[i%4]
+		afterChild := i%4 == 1
 		delay := time.Duration(rng.IntN(200)) * time.Millisecond
-		if afterChild {
+		if i%4 != 0 {
 			delay = time.Duration(rng.IntN(1200)) * time.Millisecond
 		}
-		got := killSpawnTrial(t, script, afterChild, delay)
+		got := killSpawnTrial(t, scripts[kind], afterChild, delay)
 		for k, v := range got {
 			counts[k] += v
 		}
 	}
 	t.Logf("%d kills: %v", trials, counts)
+	// With the full run every ending is exercised. Each is likely enough
+	// per trial that missing one over 50 means the fixture broke.
+	if trials >= 40 {
+		for _, k := range []string{"completed", "cancelled", "orphaned"} {
+			if counts[k] == 0 {
+				t.Errorf("no child ended %s over %d kills: %v", k, trials, counts)
+			}
+		}
+	}
 }
 
 // killSpawnTrial runs one rein, kills it, reopens the parent and checks
@@ -122,7 +148,7 @@ spin:
 		return map[string]int{"before the session": 1}
 	}
 	// Reopen the parent and go on, as a resume does.
-	a, err := coding.Open(context.Background(), coding.Options{Workdir: ws, Session: parent, Provider: faux.New(faux.Text("resumed")), ModelInfo: faux.Model(),
+	a, err := coding.Open(context.Background(), coding.Options{Workdir: ws, Session: parent, Provider: faux.New(faux.Text("resumed"), faux.Text("resumed"), faux.Text("resumed"), faux.Text("resumed")), ModelInfo: faux.Model(),
 		NoRunRecords: true, Getenv: func(k string) string {
 			switch k {
 			case "HOME":

@@ -129,6 +129,10 @@ func (b *tuiBackend) Steer(text string) error    { return b.a.Steer(text) }
 func (b *tuiBackend) FollowUp(text string) error { return b.a.FollowUp(text) }
 func (b *tuiBackend) Abort()                     { b.a.Abort() }
 
+// Send implements tui.Sender: text typed while the agent works goes by
+// the agent's queue mode (/queue).
+func (b *tuiBackend) Send(text string) (string, error) { return b.a.Send(text) }
+
 func (b *tuiBackend) Status() tui.Status {
 	h := b.a.Harness()
 	m := h.Model()
