@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/reinhq/rein/coding"
+	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/rpc"
 )
 
@@ -29,14 +30,20 @@ func runRPCMode(ctx context.Context, e *env, o *runOptions, mode, ref string, ar
 			return &exitError{code: 2, err: err}
 		}
 	}
+	var script llm.Provider // --model faux: one script across the sessions
 	open := func(ctx context.Context, session string) (*coding.Agent, error) {
 		co, err := o.options(e, session, o.noSession)
 		if err != nil {
 			return nil, err
 		}
-		// Approval requests go to the client as dialogs; the default
-		// mode is the settings' (else auto_all, as pi has no approvals)
-		// and no trust question is asked on the terminal.
+		if script == nil {
+			script = co.Provider
+		} else if co.Provider != nil {
+			co.Provider = script
+		}
+		// Approval requests go to the client as dialogs (the default
+		// mode is the settings', else auto_read); no trust question is
+		// asked on the terminal.
 		co.Terminal, co.ConfirmTrust = false, nil
 		return coding.Open(ctx, co)
 	}
