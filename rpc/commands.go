@@ -136,6 +136,12 @@ func (s *state) getState(c command) (any, error) {
 
 func (s *state) setModel(c command) (any, error) {
 	a := s.agent()
+	if c.ModelID == "" {
+		return nil, errors.New(`set_model needs "modelId" (and "provider")`)
+	}
+	if m := a.Harness().Model(); m.ID == c.ModelID && (c.Provider == "" || c.Provider == m.Provider) {
+		return piModel(m), nil // the model already in use
+	}
 	name := c.ModelID
 	if c.Provider != "" {
 		name = c.Provider + "/" + c.ModelID

@@ -17,7 +17,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(int) {
+		if built.dir != "" {
+			os.RemoveAll(built.dir)
+		}
+	}))
 }
 
 // client drives Serve over pipes, as a front-end drives rein --mode rpc.
