@@ -18,8 +18,8 @@ type handler func(s *state, c command) (any, error)
 // handlers are the commands of pi's RPC mode that rein has.
 var handlers = map[string]handler{
 	"prompt":         (*state).prompt,
-	"steer":          func(s *state, c command) (any, error) { return nil, s.agent().Steer(c.Message) },
-	"follow_up":      func(s *state, c command) (any, error) { return nil, s.agent().FollowUp(c.Message) },
+	"steer":          (*state).steer,
+	"follow_up":      (*state).followUp,
 	"abort":          func(s *state, c command) (any, error) { s.stop(); return nil, nil },
 	"new_session":    func(s *state, c command) (any, error) { return cancelled(s.replace("")) },
 	"switch_session": (*state).switchSession,
@@ -56,10 +56,12 @@ func cancelled(err error) (any, error) {
 // streamingBehavior says; without one it is refused, as in pi.
 func (s *state) prompt(c command) (any, error) {
 	a := s.agent()
-	var images []llm.Content
-	for _, im := range c.Images {
-		images = append(images, llm.Content{Type: llm.ContentImage, Data: im.Data, MIMEType: im.MIMEType})
+	switch c.StreamingBehavior {
+	case "", "steer", "followUp":
+	default:
+		return nil, fmt.Errorf("unknown streamingBehavior %q: use steer or followUp", c.StreamingBehavior)
 	}
+	images := c.images()
 	busy := s.streaming()
 	if busy {
 		switch c.StreamingBehavior {
@@ -67,10 +69,8 @@ func (s *state) prompt(c command) (any, error) {
 			return nil, a.Harness().Steer(a.Expand(c.Message), images...)
 		case "followUp":
 			return nil, a.Harness().FollowUp(a.Expand(c.Message), images...)
-		case "":
-			return nil, errors.New("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")
 		default:
-			return nil, fmt.Errorf("unknown streamingBehavior %q: use steer or followUp", c.StreamingBehavior)
+			return nil, errors.New("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message.")
 		}
 	}
 	if cmd, args, ok, err := a.Command(c.Message); ok && err == nil && !cmd.Prompt && cmd.Run != nil {
@@ -84,6 +84,28 @@ func (s *state) prompt(c command) (any, error) {
 	}
 	s.start(a, c.Message, images)
 	return nil, nil
+}
+
+// images are the command's images as rein's content blocks.
+func (c command) images() []llm.Content {
+	var out []llm.Content
+	for _, im := range c.Images {
+		out = append(out, llm.Content{Type: llm.ContentImage, Data: im.Data, MIMEType: im.MIMEType})
+	}
+	return out
+}
+
+// steer queues a message for the running prompt's next step (templates
+// expanded); while idle it waits for the next prompt.
+func (s *state) steer(c command) (any, error) {
+	a := s.agent()
+	return nil, a.Harness().Steer(a.Expand(c.Message), c.images()...)
+}
+
+// followUp queues a message for when the running prompt would stop.
+func (s *state) followUp(c command) (any, error) {
+	a := s.agent()
+	return nil, a.Harness().FollowUp(a.Expand(c.Message), c.images()...)
 }
 
 func (s *state) switchSession(c command) (any, error) {

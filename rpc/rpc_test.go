@@ -199,6 +199,19 @@ func TestBadInputIsAnsweredAndLosesNothing(t *testing.T) {
 	if r := c.call(map[string]any{"type": "extension_ui_response", "id": "nope", "value": "Allow"}); r["success"] != false {
 		t.Errorf("answer to nothing = %v", r)
 	}
+	for _, cmd := range []map[string]any{
+		{"type": "steer", "message": "  "},
+		{"type": "follow_up", "message": ""},
+		{"type": "set_model", "provider": "faux"},
+		{"type": "set_steering_mode", "mode": "sometimes"},
+		{"type": "fork", "entryId": "no-such-entry"},
+		{"type": "set_session_name", "name": " "},
+		{"type": "prompt", "message": "x", "streamingBehavior": "later"},
+	} {
+		if r := c.call(cmd); r["success"] != false || r["error"] == "" || r["command"] != cmd["type"] {
+			t.Errorf("%v = %v", cmd, r)
+		}
+	}
 	// The agent still works.
 	c.call(map[string]any{"type": "prompt", "message": "still there?"})
 	c.until("agent_end")
