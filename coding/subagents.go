@@ -358,7 +358,7 @@ func (c *childRun) Run(ctx context.Context, prompt string) (subagent.Outcome, er
 	info := telemetry.Info{Agent: c.agent}
 	if l := c.limits(ctx); !l.IsZero() {
 		info.Limits = &l
-		info.LimitsFrom = "the budget of agent " + c.agent + ": its definition's maxCostUsd/maxInputTokens/maxOutputTokens within what its parent's run had left"
+		info.LimitsFrom = "agent " + c.agent + "'s budget: its definition's, within what its parent's run had left"
 	}
 	res, err := c.a.submit(ctx, true, prompt, nil, info)
 	rec := c.a.LastRun()
@@ -368,7 +368,7 @@ func (c *childRun) Run(ctx context.Context, prompt string) (subagent.Outcome, er
 		out.Stop = string(telemetry.OutcomeBudgetExhausted)
 		var be *telemetry.BudgetError
 		if errors.As(err, &be) {
-			err = fmt.Errorf("it stopped at its budget, %s; what it did so far is in its session", strings.TrimPrefix(be.Error(), "budget exhausted: "))
+			err = fmt.Errorf("%s; what it did so far is in its session", be.Error())
 		}
 	}
 	return out, err

@@ -70,7 +70,7 @@ func TestSubagentDefinitionBudget(t *testing.T) {
 	}
 	calls, results := toolResults(t, a.Session().Path())
 	got := results[calls[0]]
-	for _, want := range []string{"The sub-agent failed (budget_exhausted)", "30 of 25 output tokens", "agent cheap"} {
+	for _, want := range []string{"The sub-agent failed (budget_exhausted): budget exhausted: 30 of 25 output tokens", "agent cheap"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the parent's result lacks %q:\n%s", want, got)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/sandbox"
 	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/work"
 )
@@ -275,5 +276,45 @@ func TestResumedRunReusesLoggedEvidence(t *testing.T) {
 	write(t, dir, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
 	if res, err = a.Submit(ctx, "after an edit"); err != nil || res.Stop != harness.StopCompleted || count() != 2 {
 		t.Fatalf("after an edit: %v %s, %d runs", err, res.Stop, count())
+	}
+}
+
+// TestContractCommandsUnderWorkspaceSecurity: --verify and contract
+// commands run in the sandbox of the workspace's trusted
+// .rein/security.json: a writable directory it names outside the
+// workspace takes their writes.
+func TestContractCommandsUnderWorkspaceSecurity(t *testing.T) {
+	if sandbox.Guess() == sandbox.None {
+		t.Skip("no sandbox on this system: nothing confines the commands (CI installs bubblewrap)")
+	}
+	ctx := context.Background()
+	extra := t.TempDir()
+	mark := filepath.Join(extra, "mark")
+	for _, trusted := range []bool{false, true} {
+		e := newTestEnv(t)
+		if trusted {
+			e.vars["REIN_TRUST_WORKSPACE"] = "1"
+		}
+		dir := t.TempDir()
+		write(t, dir, map[string]string{".rein/security.json": fmt.Sprintf(`{"writable": [%q]}`, extra)})
+		o := e.options(dir, faux.Text("done"), faux.Text("done"), faux.Text("done"), faux.Text("done"))
+		o.Interactive = true // untrusted: goes on without the loosening settings
+		o.Verify = []string{"printf ok > " + mark}
+		a, err := Open(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Submit(ctx, "do it")
+		a.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, statErr := os.Stat(mark)
+		if trusted && (res.Stop != harness.StopCompleted || statErr != nil) {
+			t.Fatalf("trusted: stop %s (%s), mark: %v", res.Stop, res.Detail, statErr)
+		}
+		if !trusted && (res.Stop == harness.StopCompleted || statErr == nil) {
+			t.Fatalf("untrusted: stop %s, the write reached the directory: %v", res.Stop, statErr == nil)
+		}
 	}
 }

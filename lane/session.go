@@ -301,7 +301,7 @@ func (s *Scheduler) endRun(r *Run, how EventType) bool {
 		switch {
 		case len(l.waiters) == 0:
 			s.dropLocked(l)
-		case l.lockFile != "" && (l.lock == nil || !first(l.lockFile, l.waiters[0].tk.name)):
+		case l.lockFile != "" && (l.lock == nil || !first(l.lockFile, l.waiters[0].tk.String())):
 			// A run of another process asked before this process's
 			// next one: the session goes to it, and ours waits its turn.
 			l.lock.release()

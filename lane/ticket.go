@@ -134,6 +134,14 @@ func takeTicket(lockFile string) (*ticket, error) {
 	return t, err
 }
 
+// String is the ticket's name ("" for none).
+func (t *ticket) String() string {
+	if t == nil {
+		return ""
+	}
+	return t.name
+}
+
 // drop removes the ticket from the queue (and the queue folder when it
 // was the last). Nil-safe; idempotent.
 func (t *ticket) drop(lockFile string) {

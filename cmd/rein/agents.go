@@ -173,6 +173,7 @@ type agentJSON struct {
 	MCPConfigs      map[string]json.RawMessage `json:"mcpConfigs,omitempty"`
 	Background      bool                       `json:"background,omitempty"`
 	Timeout         string                     `json:"timeout,omitempty"`
+	subagent.Budget                            // maxCostUsd, maxInputTokens, maxOutputTokens
 	Prompt          string                     `json:"prompt"`
 	Warnings        []string                   `json:"warnings,omitempty"`
 }
@@ -197,7 +198,7 @@ func writeAgentsJSON(w io.Writer, c *subagent.Catalog, show func(string) string)
 	for _, d := range c.All() {
 		a := agentJSON{Name: d.Name, Description: d.Description, Scope: d.Scope, Source: show(d.Source), Model: d.Model,
 			Tools: d.Tools, DisallowedTools: d.DisallowedTools, PermissionMode: string(d.PermissionMode), MaxTurns: d.MaxTurns,
-			Skills: d.Skills, MCPServers: d.MCPServers, MCPConfigs: d.MCPConfigs, Background: d.Background, Prompt: d.Prompt, Warnings: d.Warnings}
+			Skills: d.Skills, MCPServers: d.MCPServers, MCPConfigs: d.MCPConfigs, Background: d.Background, Budget: d.Budget, Prompt: d.Prompt, Warnings: d.Warnings}
 		if d.Timeout > 0 {
 			a.Timeout = d.Timeout.String()
 		}

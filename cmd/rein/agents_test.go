@@ -67,7 +67,7 @@ func TestAgentsCommand(t *testing.T) {
 	}
 
 	code, out, errOut = runCLIEnv(t, "", withHome(home), "agents", "-C", ws, "--json",
-		"--agents", `{"reviewer": {"description": "from the flag", "prompt": "p", "tools": "Read, Frobnicate"}}`)
+		"--agents", `{"reviewer": {"description": "from the flag", "prompt": "p", "tools": "Read, Frobnicate", "maxCostUsd": 0.5}}`)
 	if code != 0 {
 		t.Fatalf("agents --json: %d\n%s\n%s", code, out, errOut)
 	}
@@ -76,6 +76,7 @@ func TestAgentsCommand(t *testing.T) {
 			Name, Description, Scope, Source string
 			Tools                            []string
 			Warnings                         []string
+			MaxCostUsd                       float64
 		}
 		Shadowed []struct{ Name, Winner, Loser string }
 		Skipped  []struct {
@@ -91,7 +92,7 @@ func TestAgentsCommand(t *testing.T) {
 	for _, a := range got.Agents {
 		names = append(names, a.Name)
 		if a.Name == "reviewer" && (a.Scope != "cli" || a.Source != "--agents" || a.Description != "from the flag" ||
-			len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "Frobnicate")) {
+			len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "Frobnicate") || a.MaxCostUsd != 0.5) {
 			t.Errorf("reviewer from the flag: %+v", a)
 		}
 	}

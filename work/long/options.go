@@ -7,6 +7,7 @@ import (
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/sandbox"
 	"github.com/reinhq/rein/work"
 )
 
@@ -25,7 +26,9 @@ type Options struct {
 	// Now stamps evidence and notes; nil means time.Now.
 	Now func() time.Time
 	// RunCommand runs a verify command or the set-up script in the
-	// workspace; nil means work.RunCommand, confined like bash.
+	// workspace; nil means work.RunCommand, confined like bash: under the
+	// workspace's .rein/security.json, whose loosening settings count
+	// only when trusted (see coding.CommandSandbox).
 	RunCommand func(ctx context.Context, command string, timeout time.Duration) (CommandEvidence, string, error)
 }
 
@@ -133,10 +136,11 @@ func (o *Options) now() time.Time {
 	return time.Now()
 }
 
-// workRunner runs commands with work.RunCommand in root.
-func workRunner(root string, env []string, hasher *work.TreeHasher) func(ctx context.Context, command string, timeout time.Duration) (CommandEvidence, string, error) {
+// workRunner runs commands with work.RunCommand in root, confined by
+// pol.
+func workRunner(root string, env []string, pol *sandbox.Policy, hasher *work.TreeHasher) func(ctx context.Context, command string, timeout time.Duration) (CommandEvidence, string, error) {
 	return func(ctx context.Context, command string, timeout time.Duration) (CommandEvidence, string, error) {
-		ev, err := work.RunCommand(ctx, work.CommandOptions{Dir: root, Env: env, Timeout: timeout, Hasher: hasher}, command)
+		ev, err := work.RunCommand(ctx, work.CommandOptions{Dir: root, Env: env, Sandbox: pol, Timeout: timeout, Hasher: hasher}, command)
 		if err != nil {
 			return CommandEvidence{}, "", err
 		}

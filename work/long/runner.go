@@ -43,7 +43,13 @@ func newRunner(o *Options) (*runner, error) {
 	env := coding.ChildEnv(o.Agent, root)
 	r := &runner{o: o, root: root, layout: layout, store: NewStore(root, layout), git: git{root: root, env: env}, run: o.RunCommand}
 	if r.run == nil {
-		r.run = workRunner(root, env, &work.TreeHasher{})
+		// Verify commands and the set-up script run as bash does: under
+		// the workspace's security settings, trusted ones only.
+		pol, cmdEnv, err := coding.CommandSandbox(o.Agent, root)
+		if err != nil {
+			return nil, err
+		}
+		r.run = workRunner(root, cmdEnv, pol, &work.TreeHasher{})
 	}
 	lockPath := filepath.Join(root, ".rein", "long", "run.lock")
 	if err := os.MkdirAll(filepath.Dir(lockPath), 0o755); err != nil {
