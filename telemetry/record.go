@@ -107,10 +107,20 @@ type Record struct {
 	ChildCost  float64 `json:"child_cost,omitempty"`
 	// Budget is the limits the run ran under, when it had any.
 	Budget *Limits `json:"budget,omitempty"`
+	// Carried is the spend of earlier runs of the session that never
+	// finished (the process died), which this run carried: its budget
+	// counted it. Usage and Cost above stay the run's own.
+	Carried *Carried `json:"carried,omitempty"`
 }
 
-// TotalCost is the run's cost with its children's.
-func (r *Record) TotalCost() float64 { return r.Cost + r.ChildCost }
+// TotalCost is the run's cost with its children's and what it carried.
+func (r *Record) TotalCost() float64 {
+	t := r.Cost + r.ChildCost
+	if r.Carried != nil {
+		t += r.Carried.Cost
+	}
+	return t
+}
 
 // ToolCount is the calls and failed calls of one tool.
 type ToolCount struct {

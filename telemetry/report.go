@@ -163,6 +163,12 @@ func (r *Row) add(rec *Record) {
 	r.ToolErrs += rec.ToolErrors
 	r.Usage.Add(rec.Usage)
 	r.Cost += rec.Cost
+	if c := rec.Carried; c != nil {
+		// The record of the run that spent it says interrupted and holds
+		// none of it: counted here, the total is what was spent.
+		r.Usage.Add(c.Usage)
+		r.Cost += c.Cost
+	}
 	r.durs = append(r.durs, rec.DurationMS)
 }
 
@@ -281,8 +287,16 @@ func WriteShow(w io.Writer, r *Record) error {
 	for _, c := range r.Children {
 		line("child "+c.ID, fmt.Sprintf("%s, %s: %s in, %s out, %s", orDash(c.Agent), c.Outcome, tokens(c.Usage.Prompt()), tokens(c.Usage.Output), money(c.Cost)))
 	}
-	if len(r.Children) > 0 {
+	if c := r.Carried; c != nil {
+		line("carried", fmt.Sprintf("%d replies of runs the process did not finish: %s in, %s out, %s", c.Replies, tokens(c.Usage.Prompt()), tokens(c.Usage.Output), money(c.Cost)))
+	}
+	switch {
+	case len(r.Children) > 0 && r.Carried != nil:
+		line("total cost", money(r.TotalCost())+" with children and carried")
+	case len(r.Children) > 0:
 		line("total cost", money(r.TotalCost())+" with children")
+	case r.Carried != nil:
+		line("total cost", money(r.TotalCost())+" with carried")
 	}
 	if b := r.Budget; b != nil {
 		var parts []string

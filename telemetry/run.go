@@ -52,6 +52,9 @@ type Telemetry struct {
 
 	mu     sync.Mutex
 	limits Limits // the budget of top-level runs begun from now on
+	// counted maps a session id to the last entry of its log whose
+	// spend a run of this Telemetry covers (see unaccounted).
+	counted map[string]string
 }
 
 // New returns a Telemetry. It starts no goroutine.
@@ -185,6 +188,12 @@ func (t *Telemetry) Begin(ctx context.Context, h *harness.Harness, info Info) (c
 	if info.Limits != nil {
 		r.meter.from = info.LimitsFrom
 	}
+	if parent == nil && h != nil {
+		if u, n := t.unaccounted(h, rec.Session); n > 0 {
+			rec.Carried = &Carried{Replies: n, Usage: usageOf(u), Cost: u.Cost.Total}
+			r.meter.carry(u)
+		}
+	}
 	ctx = context.WithValue(ctx, runKey{}, r)
 	if t.o.Tracer != nil {
 		ctx, r.span = t.o.Tracer.StartRun(ctx, r)
@@ -217,6 +226,10 @@ func (r *Run) snapshotLocked() Record {
 	rec.Compactions = append([]Compaction(nil), rec.Compactions...)
 	rec.Fallbacks = append([]Fallback(nil), rec.Fallbacks...)
 	rec.Children = append([]Child(nil), rec.Children...)
+	if rec.Carried != nil {
+		c := *rec.Carried
+		rec.Carried = &c
+	}
 	rec.Usage = usageOf(r.meter.Own())
 	rec.Cost = r.meter.Own().Cost.Total
 	return rec
@@ -289,6 +302,9 @@ func (r *Run) End(res harness.Result, err error) Record {
 		r.span.End(&rec)
 	}
 	r.t.write(&rec)
+	if r.h != nil && r.parent == nil {
+		defer r.t.markCounted(r.h, rec.Session)
+	}
 	if r.h != nil && r.h.Phase() == harness.PhaseIdle {
 		if data, jerr := json.Marshal(&rec); jerr == nil {
 			if werr := r.h.AppendEntry(session.Entry{Type: session.TypeCustom, Kind: SessionEntryKind, Data: data}); werr != nil {
