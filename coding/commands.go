@@ -119,6 +119,7 @@ func (a *Agent) Commands() []Command {
 			return out, nil
 		}},
 	}
+	cs = append(cs, a.termCommands()...)
 	cs = append(cs, a.agentCommands()...)
 	for _, t := range a.found.Templates {
 		if slices.ContainsFunc(cs, func(c Command) bool { return c.Name == t.Name }) {
@@ -237,25 +238,16 @@ func (a *Agent) status() string {
 		fmt.Fprintf(&b, " · thinking %s", t)
 	}
 	if m := a.PermissionMode(); m != "" {
-		fmt.Fprintf(&b, " · mode %s", m)
+		fmt.Fprintf(&b, " · mode %s (%s; shift+tab or /mode changes it)", m, m.ClaudeName())
 	}
 	fmt.Fprintf(&b, "\nworkspace %s", a.Workspace())
 	if s := a.Session(); s != nil {
-		fmt.Fprintf(&b, "\nsession %s (%s)", ShortID(s.ID()), s.Path())
+		fmt.Fprintf(&b, "\nsession %s (%s)", s.ID(), s.Path())
 	}
 	if cs := h.ContextStatus(); cs.Window > 0 {
 		fmt.Fprintf(&b, "\ncontext %s", cs.String())
 	}
-	var u llm.Usage
-	for _, m := range h.Store().Context().Messages {
-		if m.Role == llm.RoleAssistant {
-			u.Input += m.Usage.Input
-			u.Output += m.Usage.Output
-			u.CacheRead += m.Usage.CacheRead
-			u.CacheWrite += m.Usage.CacheWrite
-			u.Cost.Total += m.Usage.Cost.Total
-		}
-	}
+	u, _ := a.usage()
 	fmt.Fprintf(&b, "\ntokens %d in (%d cached), %d out · cost $%.4f", u.PromptTokens(), u.CacheRead, u.Output, u.Cost.Total)
 	if recs := a.sub.Children(); len(recs) > 0 {
 		sp := a.sub.Spent()

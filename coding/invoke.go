@@ -26,6 +26,15 @@ func invoke(f *prompt.Found, text string, warn func(string)) (prompt.Invocation,
 	return inv, true
 }
 
+// invoke is the package's invoke with the agent's own prompt commands
+// (/init) first.
+func (a *Agent) invoke(text string) (prompt.Invocation, bool) {
+	if name, args, ok := prompt.ParseCommand(text); ok && name == "init" {
+		return prompt.Invocation{Name: name, Kind: prompt.InvokeTemplate, Text: initPrompt(a.Workspace(), args)}, true
+	}
+	return invoke(a.found, text, a.s.o.Warn)
+}
+
 // apply switches the model and narrows the tools for one prompt as a
 // command's front matter asks ("model", "allowed-tools"), and returns
 // what puts them back. A skill's allowed-tools do not narrow: in Claude

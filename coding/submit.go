@@ -8,7 +8,6 @@ import (
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/telemetry"
 )
 
@@ -52,7 +51,7 @@ func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm
 		return harness.Result{}, err
 	}
 	defer leave()
-	inv, invoked := invoke(a.found, text, a.s.o.Warn)
+	inv, invoked := a.invoke(text)
 	if invoked {
 		if inv.Text == "" {
 			return harness.Result{}, fmt.Errorf("/%s cannot be used: %s", inv.Name, strings.Join(inv.Notes, "; "))
@@ -86,18 +85,10 @@ func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm
 // args"), or text itself when it names none. Notes about the arguments
 // go to Warn.
 func (a *Agent) Expand(text string) string {
-	out, _ := expand(a.found, text, a.s.o.Warn)
-	return out
-}
-
-// expand turns "/name args" into the text of the template, command or
-// skill of that name; other text is returned unchanged.
-func expand(f *prompt.Found, text string, warn func(string)) (string, bool) {
-	inv, ok := invoke(f, text, warn)
-	if !ok || inv.Text == "" {
-		return text, false
+	if inv, ok := a.invoke(text); ok && inv.Text != "" {
+		return inv.Text
 	}
-	return inv.Text, true
+	return text
 }
 
 // Steer queues text (a template is expanded) for the running prompt: it
