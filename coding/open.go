@@ -93,6 +93,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		return nil, err
 	}
 	o = s.o
+	resumed := sess != nil
 	if sess != nil {
 		for _, pg := range builtin.KillRecorded(s.ws.Root) {
 			o.warnf("killed process group %d left running by an interrupted run", pg)
@@ -242,7 +243,10 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 	s.work.attach(h)
 	a := newAgent(s, h, sess, found, ps, jobs, bridge)
 	a.sub, a.defs, host.a = rt, host.defs, a
-	a.rebuildChildren(sess)
+	if resumed {
+		// A log created now has no children to find: its id is new.
+		a.rebuildChildren(sess)
+	}
 	logEvents(h, o.Logs)
 	watchProgress(h)
 	ps.install(ctx, h, source)

@@ -85,7 +85,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 	c := &Conversation{Source: session.Source{Format: string(Claude), Path: name}}
 	var entries, side []session.Entry
 	boundary := map[string]string{} // compact boundary uuid -> the entry before it
-	sidechain := 0
+	sidechain, attachments := 0, 0
 	seen := false
 	err := eachLine(r, func(n int, line []byte, last bool) error {
 		var l claudeLine
@@ -126,6 +126,13 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 			if c.Name == "" {
 				c.Name = l.Summary
 			}
+			return nil
+		case "attachment":
+			// Context Claude Code adds for the model (environment, skill
+			// and tool listings): not part of the conversation. Lines
+			// that follow it name it as their parent.
+			boundary[l.UUID] = parent
+			attachments++
 			return nil
 		case "system":
 			if l.Subtype == "compact_boundary" {
@@ -178,6 +185,9 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 	}
 	if !seen {
 		return nil, headerError(name, Claude, &c.Report)
+	}
+	if attachments > 0 {
+		c.Report.drop(name, fmt.Sprintf("%d attachment lines", attachments), "context Claude Code adds for its model (environment, skill and tool listings), not part of the conversation")
 	}
 	switch {
 	case len(entries) == 0 && len(side) > 0:

@@ -118,3 +118,73 @@ func TestClaudeResumesExport(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code → rein, with a sub-agent: a session in which Claude Code's
+// model started a sub-agent through the Agent tool imports with the
+// sub-agent's transcript (which Claude Code keeps in SESSION/subagents/)
+// as a child conversation linked to the Agent call.
+func TestClaudeSubagentImports(t *testing.T) {
+	claude := program(t, "claude")
+	m := newMockModel(t, func(body []byte) mockReply {
+		var req struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		_ = json.Unmarshal(body, &req)
+		if len(req.Messages) == 0 {
+			return mockReply{Text: "ok"}
+		}
+		last := req.Messages[len(req.Messages)-1].Content
+		msgs, _ := json.Marshal(req.Messages)
+		main := bytes.Contains(msgs, []byte("delegate please"))
+		switch {
+		case main && (bytes.Contains(last, []byte(`"tool_result"`)) || bytes.Contains(last, []byte("task-notification"))):
+			return mockReply{Text: "MAIN DONE"}
+		case !main && bytes.Contains(msgs, []byte("SUBTASK-XYZ")):
+			return mockReply{Text: "SUB DONE: nothing calls Page."}
+		case main && bytes.Contains(body, []byte(`"name":"Agent"`)):
+			return mockReply{Tool: "Agent", ToolArgs: `{"subagent_type":"general-purpose","description":"find callers","prompt":"SUBTASK-XYZ find the callers of Page"}`}
+		}
+		return mockReply{Text: "ok"}
+	})
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	os.MkdirAll(ws, 0o700)
+	env := claudeEnv(home, m)
+	run(t, ws, env, "", claude, "-p", "--model", "claude-mock", "--allowedTools", "Agent", "--", "delegate please")
+	found, err := Env{Home: home, Getenv: func(k string) string {
+		if k == "CLAUDE_CONFIG_DIR" {
+			return filepath.Join(home, ".claude")
+		}
+		return ""
+	}}.Latest(ws, Claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadFile(found.Path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var call string
+	for _, e := range c.Entries {
+		if e.Message != nil {
+			for _, tc := range e.Message.ToolCalls() {
+				if tc.Name == "agent" {
+					call = tc.ID
+				}
+			}
+		}
+	}
+	if call == "" || len(c.Children) != 1 {
+		t.Fatalf("the Agent call %q, %d children (report %s)", call, len(c.Children), c.Report.Summary())
+	}
+	child := c.Children[0]
+	if child.Link.ParentCall != call || child.Link.Type != "general-purpose" {
+		t.Fatalf("child link %+v, want the call %s", child.Link, call)
+	}
+	got := shapeOf(t, child.Entries, false)
+	if len(got) < 2 || !strings.Contains(got[0].Texts[0], "SUBTASK-XYZ find the callers of Page") || !strings.Contains(strings.Join(got[len(got)-1].Texts, " "), "SUB DONE") {
+		t.Fatalf("child conversation %+v\nreport %s", got, child.Report.Summary())
+	}
+}

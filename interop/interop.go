@@ -61,6 +61,14 @@ type Conversation struct {
 	Name    string
 	Entries []session.Entry
 	Report  Report
+	// Children are the conversations of the sub-agents the recording
+	// keeps beside it (Claude Code's subagents folder), each with Link
+	// naming the call that started it; ImportChildren imports them.
+	Children []*Conversation
+	// Link is set on a child: the parent's call that started it, the
+	// agent type and depth (ParentSession and ParentPath are filled in
+	// when the parent is imported).
+	Link *session.AgentLink
 }
 
 // Report says what an import or export carried over and what it did

@@ -40,7 +40,11 @@ func ReadFile(path string, from Format) (*Conversation, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path, from)
+	c, err := Read(f, path, from)
+	if err == nil && c.Source.Format == string(Claude) {
+		c.Children = claudeChildren(path, &c.Report)
+	}
+	return c, err
 }
 
 // Read reads a recording in format from ("" detects it from the

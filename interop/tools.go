@@ -9,17 +9,20 @@ import (
 )
 
 // ReinTools are the tools whose calls stay structured in an import.
-var ReinTools = []string{"read", "write", "edit", "bash", "grep", "find", "ls"}
+var ReinTools = []string{"read", "write", "edit", "bash", "grep", "find", "ls", "agent"}
 
 func isReinTool(name string) bool { return slices.Contains(ReinTools, name) }
 
 // toolNames maps, per format, the format's tool names onto rein's. A
 // name missing here is the same on both sides only for pi.
 var toolNames = map[Format]map[string]string{
+	// A sub-agent call (Claude Code's Agent, earlier Task; opencode's
+	// task) has rein's agent tool's arguments: subagent_type,
+	// description, prompt.
 	Claude: {"Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit", "Bash": "bash",
-		"Grep": "grep", "Glob": "find", "LS": "ls"},
+		"Grep": "grep", "Glob": "find", "LS": "ls", "Agent": "agent", "Task": "agent"},
 	OpenCode: {"read": "read", "write": "write", "edit": "edit", "multiedit": "edit", "bash": "bash",
-		"grep": "grep", "glob": "find", "list": "ls"},
+		"grep": "grep", "glob": "find", "list": "ls", "task": "agent"},
 	Codex: {"shell": "bash", "shell_command": "bash", "exec_command": "bash", "local_shell": "bash", "container.exec": "bash",
 		"read": "read", "write": "write", "edit": "edit", "grep": "grep", "find": "find", "ls": "ls"},
 }
@@ -96,12 +99,15 @@ func fromRein(f Format, name string, args json.RawMessage) (string, json.RawMess
 	out := name
 	switch f {
 	case Claude:
-		out = map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "bash": "Bash", "grep": "Grep", "find": "Glob", "ls": "LS"}[name]
+		out = map[string]string{"read": "Read", "write": "Write", "edit": "Edit", "bash": "Bash", "grep": "Grep", "find": "Glob", "ls": "LS", "agent": "Agent"}[name]
 	case OpenCode:
-		out = map[string]string{"read": "read", "write": "write", "edit": "edit", "bash": "bash", "grep": "grep", "find": "glob", "ls": "list"}[name]
+		out = map[string]string{"read": "read", "write": "write", "edit": "edit", "bash": "bash", "grep": "grep", "find": "glob", "ls": "list", "agent": "task"}[name]
 	case Codex:
-		if name == "bash" {
+		switch name {
+		case "bash":
 			out = "exec_command"
+		case "agent":
+			return name, args // codex has no such tool: rein's name and arguments
 		}
 	}
 	if name == "bash" && (f == Claude || f == OpenCode || f == Codex) {

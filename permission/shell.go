@@ -109,7 +109,7 @@ const (
 // reported with ok false.
 func parseScript(src string) *script {
 	s := &script{ok: true, raw: src}
-	a := &analyser{s: s, vars: map[string]string{}, aliases: map[string]string{}, written: map[string]bool{}}
+	a := &analyser{s: s} // its maps are made when first written
 	a.parse(src, 0)
 	return s
 }
@@ -139,6 +139,22 @@ type analyser struct {
 type pipeText struct {
 	text  string
 	known bool
+}
+
+// setVar records a variable's value.
+func (a *analyser) setVar(name, v string) {
+	if a.vars == nil {
+		a.vars = map[string]string{}
+	}
+	a.vars[name] = v
+}
+
+// markWritten records a path an earlier command wrote.
+func (a *analyser) markWritten(p string) {
+	if a.written == nil {
+		a.written = map[string]bool{}
+	}
+	a.written[p] = true
 }
 
 func (a *analyser) parse(src string, depth int) {
@@ -228,7 +244,7 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 				a.assign(as.Name.Value)
 				if as.Value != nil {
 					if v, ok := a.word(as.Value); ok {
-						a.vars[as.Name.Value] = v
+						a.setVar(as.Name.Value, v)
 					}
 				}
 			}
@@ -303,11 +319,11 @@ func (a *analyser) call(call *syntax.CallExpr, redirs []*syntax.Redirect, depth 
 		for _, as := range call.Assigns {
 			a.assign(as.Name.Value)
 			if as.Value == nil {
-				a.vars[as.Name.Value] = ""
+				a.setVar(as.Name.Value, "")
 				continue
 			}
 			if v, ok := a.word(as.Value); ok {
-				a.vars[as.Name.Value] = v
+				a.setVar(as.Name.Value, v)
 			} else {
 				delete(a.vars, as.Name.Value)
 			}
@@ -386,7 +402,7 @@ func (a *analyser) expand(c command, redirs []*syntax.Redirect, depth int) {
 // noteWrites remembers the files c creates, for program().
 func (a *analyser) noteWrites(c *command) {
 	for _, w := range c.writes {
-		a.written[filepath.Clean(w)] = true
+		a.markWritten(filepath.Clean(w))
 	}
 	var ops []string
 	switch c.prog {
@@ -396,14 +412,14 @@ func (a *analyser) noteWrites(c *command) {
 	switch c.prog {
 	case "cp", "mv", "ln", "install", "rsync", "scp":
 		if len(ops) > 0 {
-			a.written[filepath.Clean(ops[len(ops)-1])] = true
+			a.markWritten(filepath.Clean(ops[len(ops)-1]))
 		}
 		if len(ops) == 1 && c.prog == "ln" {
-			a.written[path.Base(ops[0])] = true
+			a.markWritten(path.Base(ops[0]))
 		}
 	case "tee", "touch", "chmod", "dd", "curl", "wget", "gcc", "cc", "go", "tar", "unzip":
 		for _, o := range ops {
-			a.written[filepath.Clean(strings.TrimPrefix(o, "of="))] = true
+			a.markWritten(filepath.Clean(strings.TrimPrefix(o, "of=")))
 		}
 	}
 }

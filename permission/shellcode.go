@@ -78,6 +78,9 @@ func (a *analyser) nested(i int, redirs []*syntax.Redirect, depth int) {
 	case prog == "alias":
 		for _, w := range c.words[1:] {
 			if k, v, ok := strings.Cut(w, "="); ok {
+				if a.aliases == nil {
+					a.aliases = map[string]string{}
+				}
 				a.aliases[k] = v
 			}
 		}

@@ -15,35 +15,43 @@ import (
 // fields appends the words w expands to: brace expansion is done, and an
 // unquoted variable of known value is split on blanks.
 func (a *analyser) fields(c *command, w *syntax.Word) {
-	ws := []*syntax.Word{w}
-	if hasBrace(w) {
-		cp := *w
-		cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
-		if syntax.SplitBraces(&cp) {
-			ws = expand.Braces(&cp)
-			if len(ws) > maxBraces {
-				c.words = append(c.words, source(w))
-				c.lit = append(c.lit, false)
+	if !hasBrace(w) {
+		a.field(c, w)
+		return
+	}
+	cp := *w
+	cp.Parts = append([]syntax.WordPart(nil), w.Parts...)
+	if !syntax.SplitBraces(&cp) {
+		a.field(c, w)
+		return
+	}
+	ws := expand.Braces(&cp)
+	if len(ws) > maxBraces {
+		c.words = append(c.words, source(w))
+		c.lit = append(c.lit, false)
+		return
+	}
+	for _, w := range ws {
+		a.field(c, w)
+	}
+}
+
+// field appends the words one brace-free word expands to.
+func (a *analyser) field(c *command, w *syntax.Word) {
+	if len(w.Parts) == 1 {
+		if pe, ok := w.Parts[0].(*syntax.ParamExp); ok && simpleParam(pe) {
+			if v, known := a.vars[pe.Param.Value]; known && !a.ifs {
+				for _, f := range strings.Fields(v) {
+					c.words = append(c.words, f)
+					c.lit = append(c.lit, true)
+				}
 				return
 			}
 		}
 	}
-	for _, w := range ws {
-		if len(w.Parts) == 1 {
-			if pe, ok := w.Parts[0].(*syntax.ParamExp); ok && simpleParam(pe) {
-				if v, known := a.vars[pe.Param.Value]; known && !a.ifs {
-					for _, f := range strings.Fields(v) {
-						c.words = append(c.words, f)
-						c.lit = append(c.lit, true)
-					}
-					continue
-				}
-			}
-		}
-		v, ok := a.word(w)
-		c.words = append(c.words, v)
-		c.lit = append(c.lit, ok)
-	}
+	v, ok := a.word(w)
+	c.words = append(c.words, v)
+	c.lit = append(c.lit, ok)
 }
 
 // plainWord reports whether w holds no command substitution or other
@@ -109,6 +117,11 @@ func isProcSubst(w *syntax.Word) bool {
 // ~ kept as "~". ok is false when some part cannot be known statically;
 // the result then holds the source text of those parts.
 func (a *analyser) word(w *syntax.Word) (string, bool) {
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok {
+			return unescape(l.Value, false), true // most words: no builder
+		}
+	}
 	var b strings.Builder
 	ok := a.parts(&b, w.Parts, false)
 	return b.String(), ok

@@ -15,6 +15,7 @@ import (
 // original line in Raw). The leaf is the last tree entry, unless a leaf
 // entry says otherwise. The new session is open and locked, like one from
 // Create; it answers the calls left open at its leaf as a fork does.
+// opts.Agent, when set, links it to a parent as a sub-agent's session.
 func CreateImported(opts Options, src Source, entries []Entry) (*Session, error) {
 	if src.Format == "" {
 		return nil, errors.New("session: an imported session needs its source format")
@@ -22,7 +23,7 @@ func CreateImported(opts Options, src Source, entries []Entry) (*Session, error)
 	if err := checkImported(entries); err != nil {
 		return nil, err
 	}
-	h := Header{Type: HeaderType, Version: FormatVersion, ID: opts.sessionID(), Created: opts.now().UTC(), Cwd: opts.Cwd, Source: &src}
+	h := Header{Type: HeaderType, Version: FormatVersion, ID: opts.sessionID(), Created: opts.now().UTC(), Cwd: opts.Cwd, Source: &src, Agent: opts.Agent}
 	return createImported(opts, h, entries)
 }
 

@@ -139,3 +139,33 @@ func ReadEntries(entries []session.Entry) []Record {
 	}
 	return out
 }
+
+// RecordImported writes to parent's log the spawned and completed
+// entries of a child imported from another harness's recording (its
+// session child, already linked to parent), so that the registry rebuilt
+// when parent is opened sees a child that ended rather than one a crash
+// left running. callID is the parent's call that started it.
+func RecordImported(parent, child *session.Session, agent, description, callID string, depth int) error {
+	var started, ended time.Time // the first and last times the recording gives
+	for _, e := range child.Entries() {
+		if e.Timestamp.IsZero() {
+			continue
+		}
+		if started.IsZero() || e.Timestamp.Before(started) {
+			started = e.Timestamp
+		}
+		if e.Timestamp.After(ended) {
+			ended = e.Timestamp
+		}
+	}
+	if started.IsZero() {
+		started, ended = child.Header().Created, child.Header().Created
+	}
+	r := Record{ID: child.ID(), Agent: agent, Description: description, CallID: callID, Path: child.Path(), Depth: depth, State: Running, Started: started}
+	if _, err := parent.Append(r.Entry()); err != nil {
+		return err
+	}
+	r.State, r.Ended = Completed, ended
+	_, err := parent.Append(r.Entry())
+	return err
+}

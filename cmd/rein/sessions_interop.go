@@ -14,6 +14,7 @@ import (
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/interop"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/telemetry"
 	"github.com/spf13/cobra"
 )
@@ -115,12 +116,25 @@ func importOne(w io.Writer, path string, f interop.Format, root string) (string,
 	if err != nil {
 		return "", err
 	}
-	s, err := interop.Import(c, session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: redactor().Bytes})
+	opts := session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: redactor().Bytes}
+	s, err := interop.Import(c, opts)
 	if err != nil {
 		return "", err
 	}
 	defer s.Close()
 	fmt.Fprintf(w, "imported %s (%s %s, id %s) as session %s\n  %s\n", path, c.Source.Format, c.Source.Version, c.Source.ID, shortID(s.ID()), c.Report.Summary())
+	children, err := interop.ImportChildren(c, s, opts)
+	for i, child := range children {
+		l := c.Children[i].Link
+		if err == nil {
+			err = subagent.RecordImported(s, child, l.Type, c.Children[i].Name, l.ParentCall, l.Depth)
+		}
+		fmt.Fprintf(w, "  sub-agent %s (%s) as session %s: %s\n", c.Children[i].Source.Path, l.Type, shortID(child.ID()), c.Children[i].Report.Summary())
+		child.Close()
+	}
+	if err != nil {
+		return "", fmt.Errorf("the sub-agents of %s: %w", path, err)
+	}
 	return s.Path(), nil
 }
 

@@ -141,3 +141,26 @@ func TestSessionsBundleMoves(t *testing.T) {
 		t.Fatalf("a second restore: %d %q", code, errOut)
 	}
 }
+
+// TestSessionsImportClaudeSubagent imports a Claude Code session whose
+// sub-agent's transcript Claude Code kept beside it: the sub-agent is a
+// child session listed under the parent, and continuing the parent
+// finds it ended, not orphaned.
+func TestSessionsImportClaudeSubagent(t *testing.T) {
+	ws := t.TempDir()
+	code, out, errOut := runCLI(t, "", "sessions", "import", "-C", ws, "../../interop/testdata/claude/with-subagent/5d1c0e34-2222-4222-8333-944455556666.jsonl")
+	if code != 0 || !strings.Contains(out, "sub-agent ") || !strings.Contains(out, "(Explore)") {
+		t.Fatalf("import: %d %q %q", code, out, errOut)
+	}
+	code, out, _ = runCLI(t, "", "sessions", "list", "-C", ws)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[1], "Who calls Page?") || !strings.HasPrefix(lines[2], "└ ") || !strings.Contains(lines[2], "[agent Explore]") {
+		t.Fatalf("list: %d\n%s", code, out)
+	}
+	script := writeScript(t, t.TempDir(), `{"text": "Still two callers."}
+`)
+	code, out, errOut = runCLI(t, "", "-c", "-p", "-m", "faux", "--script", script, "-C", ws, "and now?")
+	if code != 0 || !strings.Contains(out, "Still two callers.") || strings.Contains(errOut, "orphaned") {
+		t.Fatalf("continue: %d %q %q", code, out, errOut)
+	}
+}
