@@ -245,7 +245,7 @@ func (a *Agent) status() string {
 		fmt.Fprintf(&b, "\nsession %s (%s)", s.ID(), s.Path())
 	}
 	if cs := h.ContextStatus(); cs.Window > 0 {
-		fmt.Fprintf(&b, "\ncontext %s", cs.String())
+		fmt.Fprintf(&b, "\n%s", cs.String())
 	}
 	u, _ := a.usage()
 	fmt.Fprintf(&b, "\ntokens %d in (%d cached), %d out · cost $%.4f", u.PromptTokens(), u.CacheRead, u.Output, u.Cost.Total)

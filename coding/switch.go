@@ -139,3 +139,19 @@ func (a *Agent) ResumeHint() string {
 	}
 	return fmt.Sprintf("resume this session with: rein -r %s (or rein -c for the latest)", ShortID(s.ID()))
 }
+
+// Sessions lists the sessions of the workspace a user may resume,
+// newest first: sub-agents' sessions are left out.
+func (a *Agent) Sessions() ([]session.Info, error) {
+	infos, err := session.List(session.DefaultDir(a.Workspace()))
+	if err != nil {
+		return nil, err
+	}
+	out := infos[:0]
+	for _, in := range infos {
+		if in.Agent == nil {
+			out = append(out, in)
+		}
+	}
+	return out, nil
+}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/session"
 )
 
@@ -212,5 +214,43 @@ func TestMCPCommandEmpty(t *testing.T) {
 	defer a.Close()
 	if out := runLine(t, a, "/mcp"); !strings.Contains(out, "no MCP servers") {
 		t.Errorf("/mcp = %q", out)
+	}
+}
+
+// shift+tab's cycle: default → acceptEdits → plan in rein's names; a
+// session started in ask or auto_all keeps its mode in the cycle; a mode
+// set outside the cycle moves to its start.
+func TestCycleMode(t *testing.T) {
+	for _, tc := range []struct {
+		start string
+		want  []permission.Mode
+	}{
+		{"", []permission.Mode{permission.ModeAutoEdit, permission.ModePlan, permission.ModeAutoRead, permission.ModeAutoEdit}},
+		{"ask", []permission.Mode{permission.ModeAutoRead, permission.ModeAutoEdit, permission.ModePlan, permission.ModeAsk}},
+		{"auto_all", []permission.Mode{permission.ModeAutoRead, permission.ModeAutoEdit, permission.ModePlan, permission.ModeAutoAll}},
+	} {
+		e := newTestEnv(t)
+		o := e.options(t.TempDir())
+		o.Interactive, o.Terminal = true, true
+		o.PermissionMode = tc.start
+		a, err := Open(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []permission.Mode
+		for range tc.want {
+			m, err := a.CycleMode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.PermissionMode() != m {
+				t.Fatalf("CycleMode said %s, the gate is in %s", m, a.PermissionMode())
+			}
+			got = append(got, m)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("from %q: %v, want %v", tc.start, got, tc.want)
+		}
+		a.Close()
 	}
 }

@@ -102,6 +102,11 @@ type App struct {
 	dialogs []Dialog
 
 	quitting bool
+	// quitArmed is when a first ctrl+c on an empty editor asked for a
+	// second (zero: it did not, or the window passed).
+	quitArmed time.Time
+	// pending is what a dialog's answer started, run when it closes.
+	pending tea.Cmd
 
 	// Rendering of streamed text is throttled to one frame per
 	// frameInterval.
@@ -146,7 +151,7 @@ func New(ctx context.Context, b Backend, o Options) *App {
 	}
 	a.history = append(a.history, o.History...)
 	a.histPos = len(a.history)
-	a.commands = builtinCommands()
+	a.commands = append(builtinCommands(), sessionCommands()...)
 	for _, c := range o.Commands {
 		a.addCommand(c)
 	}
@@ -227,6 +232,14 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case forkedMsg:
 		a.forked(msg)
+	case switchedMsg:
+		a.switched(msg)
+	case sessionsMsg:
+		a.pickSession(msg)
+	case quitExpiredMsg:
+		if a.quitArmed.Equal(msg.armed) {
+			a.quitArmed = time.Time{}
+		}
 	case navigatedMsg:
 		if msg.err != nil {
 			a.tr.Error(msg.err.Error())
@@ -291,23 +304,25 @@ func (a *App) key(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		}
 		if a.dialogs[0].Key(k) {
 			a.dialogs = a.dialogs[1:]
+			cmd := a.pending
+			a.pending = nil
+			return cmd, true
 		}
 		return nil, true
 	}
 	s := k.String()
+	if s != "ctrl+c" {
+		a.quitArmed = time.Time{}
+	}
 	if a.tree != nil && !a.tree.labeling {
 		return a.treeKey(k), true
 	}
 	switch s {
 	case "ctrl+c":
-		if a.busy {
-			return a.abort(), true
-		}
-		if a.editor.Value() != "" {
-			a.editor.Reset()
-			return nil, true
-		}
-		return a.quit(), true
+		return a.interrupt(), true
+	case "shift+tab":
+		a.cycleMode()
+		return nil, true
 	case "esc":
 		if a.tree != nil {
 			a.tree.labeling = false

@@ -369,8 +369,12 @@ func TestResumedConversationAndCtrlC(t *testing.T) {
 		t.Fatal("ctrl+c with text should clear the editor")
 	}
 	d.key('c', tea.ModCtrl)
+	if d.app.quitting || !d.shows(quitHint) {
+		t.Fatalf("a first ctrl+c on an empty idle editor should warn:\n%s", d.screen())
+	}
+	d.key('c', tea.ModCtrl)
 	if !d.app.quitting {
-		t.Fatal("ctrl+c on an empty idle editor should quit")
+		t.Fatal("a second ctrl+c on an empty idle editor should quit")
 	}
 }
 

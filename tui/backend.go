@@ -2,6 +2,7 @@ package tui
 
 import (
 	"context"
+	"time"
 
 	"github.com/reinhq/rein/llm"
 )
@@ -46,6 +47,46 @@ type Sender interface {
 	Send(text string) (string, error)
 }
 
+// SessionSwitcher is implemented by a backend that can start a new
+// conversation (/clear) and continue another session (/resume). Its
+// methods are called off the UI goroutine, only while idle.
+type SessionSwitcher interface {
+	// NewSession continues in a new, empty session; the old one stays
+	// resumable.
+	NewSession(ctx context.Context) (Switched, error)
+	// Resume continues in the session ref names (an id or a unique
+	// prefix of one).
+	Resume(ctx context.Context, ref string) (Switched, error)
+	// Sessions lists the sessions that may be resumed, newest first.
+	Sessions() ([]SessionInfo, error)
+}
+
+// Switched is what NewSession or Resume did.
+type Switched struct {
+	// ID is the session now and Old the one left.
+	ID, Old string
+	// Messages is the conversation of the session now.
+	Messages []llm.Message
+	// Text is the notice to show.
+	Text string
+}
+
+// SessionInfo describes a session /resume offers.
+type SessionInfo struct {
+	ID       string
+	Modified time.Time
+	Messages int
+	// First is the start of its first prompt.
+	First string
+}
+
+// ModeCycler is implemented by a backend whose permission mode shift+tab
+// cycles; CycleMode returns the new mode. It is called on the UI
+// goroutine and must not block.
+type ModeCycler interface {
+	CycleMode() (string, error)
+}
+
 // Forked is what a fork made.
 type Forked struct {
 	// ID names the new session and Old the one forked, as the user
@@ -68,6 +109,8 @@ type Status struct {
 	ContextWindow int
 	Session       string
 	Workspace     string
+	// Mode is the permission mode, shown in the status line ("": none).
+	Mode string
 	// MaxCost is the spending limit of a prompt in US dollars (0: none),
 	// shown beside what was spent.
 	MaxCost float64

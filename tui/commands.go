@@ -60,11 +60,7 @@ func builtinCommands() []Command {
 			a.flags.thinking = !a.flags.thinking
 			return nil
 		}},
-		{Name: "clear", Help: "clear the screen (the session keeps everything)", UI: func(a *App, _ string) tea.Cmd {
-			a.tr.Blocks = nil
-			return nil
-		}},
-		{Name: "exit", Help: "quit (also ctrl+d, or ctrl+c when idle)", UI: func(a *App, _ string) tea.Cmd {
+		{Name: "exit", Help: "quit (also ctrl+d, or ctrl+c twice on an empty editor)", UI: func(a *App, _ string) tea.Cmd {
 			return a.quit()
 		}},
 		{Name: "quit", Help: "quit", UI: func(a *App, _ string) tea.Cmd { return a.quit() }},
@@ -142,7 +138,7 @@ func (a *App) helpText() string {
 		b.WriteString(" — " + c.Help)
 	}
 	b.WriteString("\nKeys: enter sends · ctrl+j or alt+enter adds a line · up/down history · " +
-		"esc or ctrl+c stops a turn · ctrl+t thinking · ctrl+o tool details · pgup/pgdown scroll · ctrl+d quits\n" +
+		"esc or ctrl+c stops a turn · shift+tab cycles the permission mode · ctrl+t thinking · ctrl+o tool details · pgup/pgdown scroll · ctrl+d quits\n" +
 		"While the agent works, what you send steers it (delivered at its next step).")
 	return b.String()
 }

@@ -16,6 +16,12 @@ func (a *App) statusLine(w int) string {
 	if s.Thinking != "" {
 		parts = append(parts, "thinking "+s.Thinking)
 	}
+	if m := modeLabel(s.Mode); m != "" {
+		parts = append(parts, m)
+	}
+	if !a.quitArmed.IsZero() {
+		parts = append(parts, quitHint)
+	}
 	switch {
 	case a.busy && a.tr.Waiting:
 		parts = append(parts, fmt.Sprintf("waiting %s", a.now().Sub(a.started).Round(time.Second)))

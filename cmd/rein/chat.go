@@ -64,6 +64,11 @@ rein sessions resume.`,
 func chat(ctx context.Context, e *env, a *coding.Agent) error {
 	baseURL := a.Harness().Model().BaseURL
 	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 1}
+	defer func() {
+		if hint := a.ResumeHint(); hint != "" {
+			fmt.Fprintln(e.stdout, p.style(ansiDim, hint))
+		}
+	}()
 	lines := make(chan string)
 	stop := make(chan struct{})
 	defer close(stop)

@@ -10,7 +10,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/telemetry"
-	"github.com/reinhq/rein/telemetry/otel"
+	"github.com/reinhq/rein/telemetry/otelpipe"
 )
 
 // runOptions are the flags shared by the commands that run the agent.
@@ -99,7 +99,7 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 		Budget:         o.budget,
 		Frontend:       o.frontend,
 		NoRunRecords:   o.noRecords,
-		Tracing:        otel.Setup,
+		Tracing:        otelpipe.Setup,
 	}
 	if co.Frontend == "" {
 		co.Frontend = "run"

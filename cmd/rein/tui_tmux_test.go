@@ -290,6 +290,8 @@ func TestTUIInTmuxWithMockServer(t *testing.T) {
 		t.Fatalf("the paste did not reach the server whole (%d requests)", len(reqs))
 	}
 	s.keys("C-c")
+	s.wait("press ctrl+c again to quit")
+	s.keys("C-c")
 	s.wait("[exit 0]")
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
 	"sort"
@@ -81,6 +82,9 @@ func runTUI(ctx context.Context, e *env, a *coding.Agent) error {
 	_, err := p.Run()
 	a.Abort()
 	b.wait()
+	if hint := a.ResumeHint(); hint != "" {
+		fmt.Fprintln(screen, hint)
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
@@ -141,7 +145,32 @@ func (b *tuiBackend) Status() tui.Status {
 	if sess := b.a.Session(); sess != nil {
 		s.Session = sess.ID()
 	}
+	s.Mode = string(b.a.PermissionMode())
 	return s
+}
+
+func (b *tuiBackend) CycleMode() (string, error) {
+	m, err := b.a.CycleMode()
+	return string(m), err
+}
+
+func (b *tuiBackend) NewSession(ctx context.Context) (tui.Switched, error) {
+	sw, err := b.a.NewSession(ctx)
+	return tui.Switched{ID: sw.ID, Old: sw.Old, Text: fmt.Sprintf("new conversation: session %s (rein -r %s resumes the previous one)", coding.ShortID(sw.ID), coding.ShortID(sw.Old))}, err
+}
+
+func (b *tuiBackend) Resume(ctx context.Context, ref string) (tui.Switched, error) {
+	sw, err := b.a.Resume(ctx, ref)
+	return tui.Switched{ID: sw.ID, Old: sw.Old, Messages: sw.Messages, Text: coding.ResumedText(sw)}, err
+}
+
+func (b *tuiBackend) Sessions() ([]tui.SessionInfo, error) {
+	infos, err := b.a.Sessions()
+	out := make([]tui.SessionInfo, len(infos))
+	for i, in := range infos {
+		out[i] = tui.SessionInfo{ID: in.ID, Modified: in.Modified, Messages: in.Messages, First: in.FirstMessage}
+	}
+	return out, err
 }
 
 // OpenWorkItems implements tui.WorkLister.
@@ -174,13 +203,14 @@ func (b *tuiBackend) Fork(id string) (tui.Forked, error) {
 func (b *tuiBackend) Label(id, label string) error { return b.a.Label(id, label) }
 
 // tuiCommands are the agent's slash commands as the UI runs them; the
-// UI's own forms of tree, fork and followup (a browser, a fork that
-// redraws the conversation, a follow-up that starts a run when idle)
-// stand in for the agent's.
+// UI's own forms of tree, fork, followup, clear and resume (a browser, a
+// fork that redraws the conversation, a follow-up that starts a run when
+// idle, a session switch that redraws it, a session picker) stand in for
+// the agent's.
 func tuiCommands(a *coding.Agent) []tui.Command {
 	var out []tui.Command
 	for _, c := range a.Commands() {
-		if slices.Contains([]string{"tree", "fork", "followup"}, c.Name) {
+		if slices.Contains([]string{"tree", "fork", "followup", "clear", "resume"}, c.Name) {
 			continue
 		}
 		out = append(out, tui.Command{Name: c.Name, Args: c.Args, Help: c.Help, Idle: c.Idle, Send: c.Prompt, Run: c.Run})

@@ -13,7 +13,9 @@ import (
 	"github.com/reinhq/rein/telemetry"
 )
 
-func TestSetupBadInput(t *testing.T) {
+func TestSetupBadInput(t *testing.T) { bothPaths(t, testSetupBadInput) }
+
+func testSetupBadInput(t *testing.T, setup telemetry.TraceSetup) {
 	for _, c := range []struct {
 		env  []string
 		cfg  telemetry.OTelConfig
@@ -26,7 +28,7 @@ func TestSetupBadInput(t *testing.T) {
 		{[]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "ftp://x/v1/traces"}, telemetry.OTelConfig{}, "http:// or https://"},
 		{[]string{"OTEL_EXPORTER_OTLP_TIMEOUT", "5s"}, telemetry.OTelConfig{}, "milliseconds"},
 	} {
-		tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Getenv: envOf(c.env...), Config: c.cfg})
+		tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Getenv: envOf(c.env...), Config: c.cfg})
 		if err == nil || !strings.Contains(err.Error(), c.want) || tr != nil || stop != nil {
 			t.Errorf("%v %+v: %v; want an error with %q", c.env, c.cfg, err, c.want)
 		}
@@ -55,10 +57,10 @@ func TestTracesWanted(t *testing.T) {
 
 // runWith runs one prompt with traces to endpoint and returns the
 // record, the warnings and the shutdown's error.
-func runWith(t *testing.T, endpoint string) (telemetry.Record, []string, error) {
+func runWith(t *testing.T, setup telemetry.TraceSetup, endpoint string) (telemetry.Record, []string, error) {
 	t.Helper()
 	var warn warnings
-	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Warn: warn.add,
+	tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Warn: warn.add,
 		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint, "OTEL_EXPORTER_OTLP_TIMEOUT", "300")})
 	if err != nil {
 		t.Fatal(err)
@@ -72,14 +74,16 @@ func runWith(t *testing.T, endpoint string) (telemetry.Record, []string, error) 
 
 // TestUnreachableCollector: nothing listens at the endpoint. The run is
 // unaffected, and the failure is one warning.
-func TestUnreachableCollector(t *testing.T) {
+func TestUnreachableCollector(t *testing.T) { bothPaths(t, testUnreachableCollector) }
+
+func testUnreachableCollector(t *testing.T, setup telemetry.TraceSetup) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
 	l.Close()
-	rec, warns, err := runWith(t, "http://"+addr)
+	rec, warns, err := runWith(t, setup, "http://"+addr)
 	if rec.Outcome != telemetry.OutcomeCompleted || rec.ToolCalls != 1 {
 		t.Errorf("run %+v", rec)
 	}
@@ -90,7 +94,9 @@ func TestUnreachableCollector(t *testing.T) {
 
 // TestHangingCollector: the collector accepts and never answers. The
 // flush at exit gives up at the export timeout; one warning.
-func TestHangingCollector(t *testing.T) {
+func TestHangingCollector(t *testing.T) { bothPaths(t, testHangingCollector) }
+
+func testHangingCollector(t *testing.T, setup telemetry.TraceSetup) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -100,7 +106,7 @@ func TestHangingCollector(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	rec, warns, err := runWith(t, srv.URL)
+	rec, warns, err := runWith(t, setup, srv.URL)
 	if rec.Outcome != telemetry.OutcomeCompleted {
 		t.Errorf("run %+v", rec)
 	}
@@ -110,12 +116,14 @@ func TestHangingCollector(t *testing.T) {
 }
 
 // TestCollectorRejects: a collector answering 400 to everything.
-func TestCollectorRejects(t *testing.T) {
+func TestCollectorRejects(t *testing.T) { bothPaths(t, testCollectorRejects) }
+
+func testCollectorRejects(t *testing.T, setup telemetry.TraceSetup) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no", http.StatusBadRequest)
 	}))
 	defer srv.Close()
-	_, warns, _ := runWith(t, srv.URL)
+	_, warns, _ := runWith(t, setup, srv.URL)
 	if len(warns) != 1 || !strings.Contains(warns[0], "400") {
 		t.Errorf("warnings %q: want one naming the status", warns)
 	}

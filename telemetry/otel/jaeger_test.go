@@ -121,7 +121,9 @@ func (s jaegerSpan) event(name string) map[string]string {
 // failover and a compaction to a real Jaeger (v2, REIN_JAEGER names its
 // binary; .ci/run builds it when REIN_JAEGER_E2E=1) and reads it back
 // through Jaeger's query API: the span tree and the GenAI attributes.
-func TestJaegerShowsTheTrace(t *testing.T) {
+func TestJaegerShowsTheTrace(t *testing.T) { bothPaths(t, testJaegerShowsTheTrace) }
+
+func testJaegerShowsTheTrace(t *testing.T, setup telemetry.TraceSetup) {
 	bin := os.Getenv("REIN_JAEGER")
 	if bin == "" {
 		t.Skip("REIN_JAEGER is not set: the Jaeger end-to-end stage is opt-in (REIN_JAEGER_E2E=1 bash .ci/run)")
@@ -176,7 +178,7 @@ func TestJaegerShowsTheTrace(t *testing.T) {
 	}
 	waitFor("query API", func() bool { var v any; return get("/services", &v) == nil })
 
-	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Version: "test",
+	tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Version: "test",
 		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", fmt.Sprintf("http://127.0.0.1:%d", otlp), "OTEL_METRICS_EXPORTER", "none",
 			"OTEL_SERVICE_NAME", "rein-e2e")})
 	if err != nil {

@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"iter"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +19,14 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		if companion.dir != "" {
+			os.RemoveAll(companion.dir)
+		}
+		os.Exit(code)
+	}))
+}
 
 const parentTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 const parentSpan = "00f067aa0ba902b7"
@@ -108,10 +116,12 @@ func byName(spans []span, name string) []span {
 // TestTraceOfARun: a run with a tool call, a failover and a compaction
 // reaches an OTLP receiver as GenAI spans under the TRACEPARENT of the
 // process, with metrics, and message content stays off by default.
-func TestTraceOfARun(t *testing.T) {
+func TestTraceOfARun(t *testing.T) { bothPaths(t, testTraceOfARun) }
+
+func testTraceOfARun(t *testing.T, setup telemetry.TraceSetup) {
 	rcv := newReceiver(t)
 	var warn warnings
-	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Version: "test", Warn: warn.add,
+	tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Version: "test", Warn: warn.add,
 		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.srv.URL, "TRACEPARENT", "00-"+parentTrace+"-"+parentSpan+"-01")})
 	if err != nil {
 		t.Fatal(err)
@@ -205,9 +215,13 @@ func TestTraceOfARun(t *testing.T) {
 // replies and tool results are recorded after the redactor, cut to the
 // size cap.
 func TestContentCaptureIsRedactedAndCapped(t *testing.T) {
+	bothPaths(t, testContentCaptureIsRedactedAndCapped)
+}
+
+func testContentCaptureIsRedactedAndCapped(t *testing.T, setup telemetry.TraceSetup) {
 	rcv := newReceiver(t)
 	redact := func(s string) string { return strings.ReplaceAll(s, "secret-token-123", "[REDACTED]") }
-	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Redact: redact,
+	tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Redact: redact,
 		Config: telemetry.OTelConfig{Endpoint: rcv.srv.URL, CaptureContent: true, ContentMaxBytes: 200}, Getenv: envOf()})
 	if err != nil {
 		t.Fatal(err)
@@ -251,9 +265,11 @@ func reasoned(r faux.Reply, n int) faux.Reply {
 // A tool called in a traced run sees the run's span as its trace context
 // (what rein hands to hooks and MCP servers), inside the TRACEPARENT of
 // the process.
-func TestToolsSeeTheRunSpan(t *testing.T) {
+func TestToolsSeeTheRunSpan(t *testing.T) { bothPaths(t, testToolsSeeTheRunSpan) }
+
+func testToolsSeeTheRunSpan(t *testing.T, setup telemetry.TraceSetup) {
 	rcv := newReceiver(t)
-	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Version: "test",
+	tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Version: "test",
 		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.srv.URL, "OTEL_METRICS_EXPORTER", "none", "TRACEPARENT", "00-"+parentTrace+"-"+parentSpan+"-01")})
 	if err != nil {
 		t.Fatal(err)

@@ -159,6 +159,15 @@ func (f *failure) report(what string, err error) {
 // shutdown. A bad protocol, endpoint or timeout is an error, and no
 // exporter is started.
 func Setup(ctx context.Context, s telemetry.TraceSettings) (telemetry.Tracer, func(context.Context) error, error) {
+	t, stop, err := setup(ctx, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, stop, nil
+}
+
+// setup is Setup with extra tracer provider options (the replay's ids).
+func setup(ctx context.Context, s telemetry.TraceSettings, extra ...sdktrace.TracerProviderOption) (*tracer, func(context.Context) error, error) {
 	set, err := resolve(s)
 	if err != nil {
 		return nil, nil, err
@@ -179,8 +188,8 @@ func Setup(ctx context.Context, s telemetry.TraceSettings) (telemetry.Tracer, fu
 	if err != nil {
 		res = resource.Default()
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithResource(res),
-		sdktrace.WithBatcher(&spanExporter{SpanExporter: texp, fail: fail}, sdktrace.WithExportTimeout(set.timeout)))
+	tp := sdktrace.NewTracerProvider(append([]sdktrace.TracerProviderOption{sdktrace.WithResource(res),
+		sdktrace.WithBatcher(&spanExporter{SpanExporter: texp, fail: fail}, sdktrace.WithExportTimeout(set.timeout))}, extra...)...)
 	var mp *sdkmetric.MeterProvider
 	if set.metrics != "" {
 		mopts := []otlpmetrichttp.Option{otlpmetrichttp.WithEndpointURL(set.metrics), otlpmetrichttp.WithTimeout(set.timeout),

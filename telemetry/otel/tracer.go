@@ -72,6 +72,9 @@ const (
 type tracer struct {
 	t      trace.Tracer
 	parent context.Context // TRACEPARENT of the process, if any
+	// now is the clock of span and event timestamps: time.Now in
+	// process, the recorded time of each call when replaying a stream.
+	now    func() time.Time
 	set    settings
 	redact func(string) string
 
@@ -83,7 +86,7 @@ type tracer struct {
 func newTracer(tp *sdktrace.TracerProvider, mp *sdkmetric.MeterProvider, set settings, s telemetry.TraceSettings) *tracer {
 	const scope = "github.com/reinhq/rein/telemetry/otel"
 	t := &tracer{t: tp.Tracer(scope, trace.WithInstrumentationVersion(s.Version), trace.WithSchemaURL(semconv.SchemaURL)),
-		set: set, redact: s.Redact, parent: context.Background()}
+		set: set, redact: s.Redact, parent: context.Background(), now: time.Now}
 	var m metric.Meter
 	if mp != nil {
 		m = mp.Meter(scope)
@@ -132,7 +135,10 @@ func providerName(p string) string {
 }
 
 func (t *tracer) StartRun(ctx context.Context, r *telemetry.Run) (context.Context, telemetry.RunSpan) {
-	rec := r.Snapshot()
+	return t.startRun(ctx, r.Snapshot())
+}
+
+func (t *tracer) startRun(ctx context.Context, rec telemetry.Record) (context.Context, telemetry.RunSpan) {
 	name := "invoke_agent"
 	if rec.Agent != "" {
 		name += " " + rec.Agent
@@ -153,14 +159,17 @@ func (t *tracer) StartRun(ctx context.Context, r *telemetry.Run) (context.Contex
 	if rec.Parent != "" {
 		attrs = append(attrs, KeyRunParent.String(rec.Parent))
 	}
-	ctx, span := t.t.Start(t.start(ctx), name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	return ctx, &runSpan{span: span}
+	ctx, span := t.t.Start(t.start(ctx), name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...), trace.WithTimestamp(t.now()))
+	return ctx, &runSpan{t: t, span: span}
 }
 
-type runSpan struct{ span trace.Span }
+type runSpan struct {
+	t    *tracer
+	span trace.Span
+}
 
 func (s *runSpan) Warn(w telemetry.Warning) {
-	s.span.AddEvent(EventBudgetWarning, trace.WithAttributes(KeyBudgetLimit.String(w.Limit), KeyBudgetSpent.Float64(w.Spent), KeyBudgetMax.Float64(w.Max)))
+	s.span.AddEvent(EventBudgetWarning, trace.WithAttributes(KeyBudgetLimit.String(w.Limit), KeyBudgetSpent.Float64(w.Spent), KeyBudgetMax.Float64(w.Max)), trace.WithTimestamp(s.t.now()))
 }
 
 func (s *runSpan) End(rec *telemetry.Record) {
@@ -186,7 +195,7 @@ func (s *runSpan) End(rec *telemetry.Record) {
 		s.span.SetAttributes(semconv.ErrorTypeKey.String(string(rec.Outcome)))
 		s.span.SetStatus(codes.Error, rec.Detail)
 	}
-	s.span.End()
+	s.span.End(trace.WithTimestamp(s.t.now()))
 }
 
 func (t *tracer) StartChat(ctx context.Context, req *llm.Request) (context.Context, telemetry.ChatSpan) {
@@ -212,8 +221,9 @@ func (t *tracer) StartChat(ctx context.Context, req *llm.Request) (context.Conte
 		attrs = append(attrs, semconv.GenAISystemInstructionsKey.String(t.content(llm.SystemText(req.System))),
 			semconv.GenAIInputMessagesKey.String(t.contentJSON(req.Messages)))
 	}
-	ctx, span := t.t.Start(t.start(ctx), "chat "+req.Model.ID, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, &chatSpan{t: t, ctx: ctx, span: span, start: time.Now(), provider: providerName(req.Model.Provider), model: req.Model.ID, host: host, port: port}
+	now := t.now()
+	ctx, span := t.t.Start(t.start(ctx), "chat "+req.Model.ID, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...), trace.WithTimestamp(now))
+	return ctx, &chatSpan{t: t, ctx: ctx, span: span, start: now, provider: providerName(req.Model.Provider), model: req.Model.ID, host: host, port: port}
 }
 
 func serverOf(base string) (string, int) {
@@ -254,12 +264,13 @@ func (s *chatSpan) Failover(e failover.Event) {
 	if e.From != "" {
 		attrs = append(attrs, KeyFrom.String(e.From))
 	}
-	s.span.AddEvent(EventFailover, trace.WithAttributes(attrs...))
+	s.span.AddEvent(EventFailover, trace.WithAttributes(attrs...), trace.WithTimestamp(s.t.now()))
 }
 
 func (s *chatSpan) FirstChunk(at time.Time) {
-	s.first = time.Since(s.start)
-	s.span.AddEvent(EventFirstChunk)
+	now := s.t.now()
+	s.first = now.Sub(s.start)
+	s.span.AddEvent(EventFirstChunk, trace.WithTimestamp(now))
 }
 
 func (s *chatSpan) End(m *llm.Message, err error) {
@@ -304,8 +315,8 @@ func (s *chatSpan) End(m *llm.Message, err error) {
 		s.span.SetStatus(codes.Error, err.Error())
 		extra = append(extra, s.t.duration.AttrErrorType(genaiconv.ErrorTypeAttr(code)))
 	}
-	s.t.duration.Record(s.ctx, time.Since(s.start).Seconds(), op, prov, extra...)
-	s.span.End()
+	s.t.duration.Record(s.ctx, s.t.now().Sub(s.start).Seconds(), op, prov, extra...)
+	s.span.End(trace.WithTimestamp(s.t.now()))
 }
 
 func (t *tracer) StartTool(ctx context.Context, call *llm.Content) telemetry.ToolSpan {
@@ -314,7 +325,7 @@ func (t *tracer) StartTool(ctx context.Context, call *llm.Content) telemetry.Too
 	if t.set.capture {
 		attrs = append(attrs, semconv.GenAIToolCallArgumentsKey.String(t.content(string(call.Arguments))))
 	}
-	_, span := t.t.Start(t.start(ctx), "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	_, span := t.t.Start(t.start(ctx), "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...), trace.WithTimestamp(t.now()))
 	return &toolSpan{t: t, span: span}
 }
 
@@ -328,9 +339,9 @@ func (s *toolSpan) End(res *tool.Result) {
 		for _, n := range res.Notes {
 			switch {
 			case strings.HasPrefix(n, "guard:"):
-				s.span.AddEvent(EventGuard, trace.WithAttributes(KeyDecision.String(strings.TrimPrefix(n, "guard:"))))
+				s.span.AddEvent(EventGuard, trace.WithAttributes(KeyDecision.String(strings.TrimPrefix(n, "guard:"))), trace.WithTimestamp(s.t.now()))
 			case strings.HasPrefix(n, "permission:"):
-				s.span.AddEvent(EventPermission, trace.WithAttributes(KeyDecision.String(strings.TrimPrefix(n, "permission:"))))
+				s.span.AddEvent(EventPermission, trace.WithAttributes(KeyDecision.String(strings.TrimPrefix(n, "permission:"))), trace.WithTimestamp(s.t.now()))
 			}
 		}
 		if res.IsError {
@@ -347,7 +358,7 @@ func (s *toolSpan) End(res *tool.Result) {
 	} else {
 		s.span.SetAttributes(semconv.ErrorTypeKey.String("unfinished"))
 	}
-	s.span.End()
+	s.span.End(trace.WithTimestamp(s.t.now()))
 }
 
 func (t *tracer) Compaction(ctx context.Context, c telemetry.Compaction, start time.Time) {
