@@ -182,7 +182,7 @@ func (ss *session) work() {
 		ss.publishRun(r.info())
 		ss.mu.Unlock()
 
-		res, err := ss.agent.Submit(ss.s.ctx, r.text)
+		res, err := ss.agent.SubmitWait(ss.s.ctx, r.text)
 
 		ss.mu.Lock()
 		r.finish(ss.s.o.Now(), runStatus(res, err), res, err)

@@ -83,9 +83,12 @@ func TestPromptsWhileBusyAreQueued(t *testing.T) {
 }
 
 func TestSteerFollowUpInterruptAbort(t *testing.T) {
-	g := newGate()
+	// g holds the first run until the steer and the follow-up are
+	// queued; hold is never released, so the fourth reply waits until
+	// the interrupt aborts it, however fast or slow the machine is.
+	g, hold := newGate(), newGate()
 	f := newFixture(t, func() []faux.Reply {
-		return []faux.Reply{g.reply("working"), faux.Text("steered"), faux.Text("followed"), g.reply("never"), faux.Text("interrupted")}
+		return []faux.Reply{g.reply("working"), faux.Text("steered"), faux.Text("followed"), hold.reply("never"), faux.Text("interrupted")}
 	}, nil)
 	id := f.create(t, nil)
 	st := f.open(t, id, 0)

@@ -46,10 +46,15 @@ func addRootFlags(root *cobra.Command, e *env) {
 	root.Flags().StringVar(&o.output, "output-format", "text", "same as --output")
 	root.Flags().BoolVar(&o.noSession, "no-session", false, "do not write a session log under .rein/sessions/")
 	root.Flags().BoolVar(&o.plain, "plain", false, "use the line chat instead of the terminal UI")
+	var mode string
+	root.Flags().StringVar(&mode, "mode", "", "rpc: speak pi's JSONL RPC protocol on standard input and output (docs/rpc.md)")
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		ref, err := o.sessionRef()
 		if err != nil {
 			return &exitError{code: 2, err: err}
+		}
+		if mode != "" {
+			return runRPCMode(cmd.Context(), e, o, mode, ref, args)
 		}
 		if err := o.resolveTextFlags(); err != nil {
 			return &exitError{code: 2, err: err}

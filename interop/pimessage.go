@@ -1,0 +1,14 @@
+package interop
+
+import (
+	"encoding/json"
+
+	"github.com/reinhq/rein/llm"
+)
+
+// PiMessage writes m as pi's AgentMessage JSON (a user, assistant or
+// toolResult message, with pi's tool names and block types), the shape
+// of pi's session files and of its RPC mode's events.
+func PiMessage(m *llm.Message) (json.RawMessage, error) {
+	return piFromMessage(m, nil)
+}
