@@ -46,11 +46,13 @@ func TestSubagentMCPServersFromTrustedSources(t *testing.T) {
 	for _, tc := range []struct {
 		name, scope string
 		trustAll    bool
+		named       bool // the server is the user's, named by the definition
 		want        bool
 	}{
-		{"user", subagent.ScopeUser, false, true},
-		{"project untrusted", subagent.ScopeProject, false, false},
-		{"project trusted for the run", subagent.ScopeProject, true, true},
+		{"user", subagent.ScopeUser, false, false, true},
+		{"project untrusted", subagent.ScopeProject, false, false, false},
+		{"project trusted for the run", subagent.ScopeProject, true, false, true},
+		{"project naming a configured server", subagent.ScopeProject, false, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newTestEnv(t)
@@ -60,7 +62,12 @@ func TestSubagentMCPServersFromTrustedSources(t *testing.T) {
 			def := worker("mcpuser")
 			def.Scope, def.Source = tc.scope, "/defs/"+tc.scope+"/mcpuser.md"
 			def.MCPServers = []string{"ev", "nosuch"}
-			def.MCPConfigs = map[string]json.RawMessage{"ev": cfg}
+			if tc.named {
+				// The user's own server, which the parent does not run.
+				write(t, e.home, map[string]string{".config/rein/mcp.json": `{"mcpServers": {"ev": ` + string(cfg) + `}}`})
+			} else {
+				def.MCPConfigs = map[string]json.RawMessage{"ev": cfg}
+			}
 			var mu sync.Mutex
 			offered := false
 			child := func(_ context.Context, req *llm.Request) (llm.Message, error) {
@@ -100,8 +107,8 @@ func TestSubagentMCPServersFromTrustedSources(t *testing.T) {
 			if !strings.Contains(warn, `mcpServers names "nosuch", which is not a configured MCP server`) {
 				t.Errorf("no warning for the unknown server name: %s", warn)
 			}
-			// The parent never started the child's server.
-			if hasServer := a.bridge.m != nil; hasServer {
+			// The parent never started the child's inline server.
+			if hasServer := a.bridge.m != nil; hasServer && !tc.named {
 				t.Errorf("the parent runs MCP servers of its own")
 			}
 		})

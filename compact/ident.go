@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/reinhq/rein/llm"
 )
@@ -11,21 +12,23 @@ import (
 // identifier patterns: URLs, UUIDs, hex hashes (7+ digits with at least
 // one letter and one digit), host:port, versions, and paths (two or more
 // segments, or one with an extension).
-var identRe = regexp.MustCompile(
-	`https?://[^\s"'<>()\[\]{}]+` +
-		`|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b` +
-		`|\b[0-9a-f]{7,64}\b` +
-		`|\b[A-Za-z0-9.-]+:[0-9]{2,5}\b` +
-		`|\bv?[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.]+)?\b` +
-		`|(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@-]+/)+[A-Za-z0-9_.@-]+` +
-		`|\b[A-Za-z0-9_-]+\.(?:go|py|js|ts|tsx|rs|java|c|h|cc|cpp|md|json|yaml|yml|toml|txt|sh|sql|html|css|rb|mod|sum|lock|cfg|ini)\b`)
+var identRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(
+		`https?://[^\s"'<>()\[\]{}]+` +
+			`|\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b` +
+			`|\b[0-9a-f]{7,64}\b` +
+			`|\b[A-Za-z0-9.-]+:[0-9]{2,5}\b` +
+			`|\bv?[0-9]+\.[0-9]+\.[0-9]+(?:-[0-9A-Za-z.]+)?\b` +
+			`|(?:~|\.{1,2})?/?(?:[A-Za-z0-9_.@-]+/)+[A-Za-z0-9_.@-]+` +
+			`|\b[A-Za-z0-9_-]+\.(?:go|py|js|ts|tsx|rs|java|c|h|cc|cpp|md|json|yaml|yml|toml|txt|sh|sql|html|css|rb|mod|sum|lock|cfg|ini)\b`)
+})
 
 // Identifiers returns the opaque identifiers in s (paths, hashes, UUIDs,
 // URLs, host:port pairs, versions), each once, in order of appearance.
 func Identifiers(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, m := range identRe.FindAllString(s, -1) {
+	for _, m := range identRe().FindAllString(s, -1) {
 		m = strings.TrimRight(m, ".,;:")
 		if len(m) < 4 || seen[m] || !plausible(m) {
 			continue

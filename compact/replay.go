@@ -63,6 +63,24 @@ type ReplayResult struct {
 	IdentsMissing int `json:"idents_missing"`
 }
 
+// Add adds o to r: the totals are summed and o's turns appended, so
+// that r is the result of replaying both conversations one after the
+// other.
+func (r *ReplayResult) Add(o ReplayResult) {
+	r.None += o.None
+	r.Masked += o.Masked
+	r.Compacted += o.Compacted
+	r.Compactions += o.Compactions
+	r.Stuck += o.Stuck
+	r.Pairs += o.Pairs
+	r.PairsWhole += o.PairsWhole
+	r.Over += o.Over
+	r.GoalMissing += o.GoalMissing
+	r.IdentsNeeded += o.IdentsNeeded
+	r.IdentsMissing += o.IdentsMissing
+	r.Turns = append(r.Turns, o.Turns...)
+}
+
 // Replay sizes every model request of a recorded conversation (one per
 // assistant message: what was sent is everything before it) with no
 // management, with masking, and with masking and compaction as the

@@ -37,3 +37,14 @@ func TestReplay(t *testing.T) {
 		t.Fatalf("off = %+v", off)
 	}
 }
+
+// TestReplayResultAdd sums two results and appends their turns.
+func TestReplayResultAdd(t *testing.T) {
+	a := ReplayResult{None: 10, Masked: 8, Compacted: 5, Compactions: 1, Pairs: 2, PairsWhole: 2, IdentsNeeded: 3, Turns: []ReplayTurn{{Turn: 1}}}
+	b := ReplayResult{None: 4, Masked: 4, Compacted: 4, Stuck: 1, Over: 1, GoalMissing: 1, IdentsMissing: 1, Turns: []ReplayTurn{{Turn: 1}, {Turn: 2}}}
+	a.Add(b)
+	if a.None != 14 || a.Masked != 12 || a.Compacted != 9 || a.Compactions != 1 || a.Stuck != 1 || a.Over != 1 ||
+		a.Pairs != 2 || a.GoalMissing != 1 || a.IdentsNeeded != 3 || a.IdentsMissing != 1 || len(a.Turns) != 3 {
+		t.Errorf("sum: %+v", a)
+	}
+}

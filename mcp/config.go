@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -88,7 +89,7 @@ func (c *Config) Disable(names ...string) error {
 
 // serverName is what a server may be called: it becomes part of tool
 // names, which models accept only in [A-Za-z0-9_-].
-var serverName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+var serverName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`) })
 
 // Parse reads the mcpServers block of one file (rein's config, .mcp.json
 // or mcp.json); a file without the block yields an empty config. name is
@@ -102,7 +103,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	c := &Config{Servers: map[string]ServerConfig{}, Files: []string{name}}
 	for n, raw := range doc.Servers {
-		if !serverName.MatchString(n) {
+		if !serverName().MatchString(n) {
 			return nil, fmt.Errorf("%s: MCP server name %q: use 1 to 40 letters, digits, '-' or '_'", name, n)
 		}
 		var s ServerConfig
@@ -187,7 +188,7 @@ func Paths(configDir, workspace string) []string {
 	return out
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`)
+var envRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}`) })
 
 // expand replaces ${VAR} and ${VAR:-default} in s with values from getenv.
 // It reports the variables that were unset and had no default.
@@ -195,8 +196,8 @@ func expand(s string, getenv func(string) string, missing *[]string) string {
 	if !strings.Contains(s, "${") {
 		return s
 	}
-	return envRef.ReplaceAllStringFunc(s, func(m string) string {
-		sub := envRef.FindStringSubmatch(m)
+	return envRef().ReplaceAllStringFunc(s, func(m string) string {
+		sub := envRef().FindStringSubmatch(m)
 		if v := getenv(sub[1]); v != "" {
 			return v
 		}

@@ -109,7 +109,7 @@ func FuzzParse(f *testing.F) {
 			return
 		}
 		for name, s := range c.Servers {
-			if !serverName.MatchString(name) {
+			if !serverName().MatchString(name) {
 				t.Fatalf("accepted server name %q", name)
 			}
 			if !(s.Disabled && s.Command == "" && s.URL == "") && s.transport() == "" {

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // BlockerMode configures the destructive-command blocker.
@@ -42,7 +43,9 @@ func (g *Gate) Block(cmd string) string {
 	return ""
 }
 
-var sqlDestructive = regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema)|truncate(\s+table)?\s+\w)`)
+var sqlDestructive = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(drop\s+(table|database|schema)|truncate(\s+table)?\s+\w)`)
+})
 
 var dbClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlcmd": true, "cockroach": true,
 	"clickhouse-client": true, "clickhouse": true, "duckdb": true, "mongosh": true, "mongo": true, "redis-cli": true, "pgcli": true, "mycli": true, "litecli": true, "usql": true}
@@ -119,7 +122,7 @@ func (g *Gate) block(s *script) *finding {
 				}
 			}
 		}
-		if hasDB && dbClients[name] && sqlDestructive.MatchString(s.raw) {
+		if hasDB && dbClients[name] && sqlDestructive().MatchString(s.raw) {
 			return &finding{what: "DROP/TRUNCATE through " + name, why: "the SQL drops or empties tables, which loses data that may have no backup.",
 				instead: "show the statement to the user and let them run it, or work on a copy of the database."}
 		}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -81,7 +82,7 @@ var claudeTools = map[string][]string{
 var pathTools = map[string]bool{"Read": true, "Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true, "Grep": true, "Glob": true, "LS": true,
 	"read": true, "edit": true, "write": true, "grep": true, "find": true, "ls": true}
 
-var toolName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
+var toolName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`) })
 
 // PathBase says how a path rule's leading forms resolve.
 type PathBase struct {
@@ -131,7 +132,7 @@ func ParseRule(text string, effect Effect, source string, base PathBase) (Rule, 
 	} else if strings.ContainsAny(t, ")* ") {
 		return bad("not a tool name; write Tool or Tool(specifier), such as Bash(npm run *)")
 	}
-	if !toolName.MatchString(name) {
+	if !toolName().MatchString(name) {
 		return bad("%q is not a tool name", name)
 	}
 	r.tool, r.spec = name, spec

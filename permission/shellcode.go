@@ -3,6 +3,7 @@ package permission
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -119,7 +120,7 @@ func (a *analyser) nested(i int, redirs []*syntax.Redirect, depth int) {
 		a.gitNested(i, depth)
 	case prog == "sed":
 		for j, w := range c.words[1:] {
-			if sedExec.MatchString(w) && (j == 0 || !strings.HasPrefix(w, "-")) {
+			if sedExec().MatchString(w) && (j == 0 || !strings.HasPrefix(w, "-")) {
 				mark("sed's e command runs shell commands")
 			}
 		}
@@ -130,7 +131,9 @@ func (a *analyser) nested(i int, redirs []*syntax.Redirect, depth int) {
 	}
 }
 
-var sedExec = regexp.MustCompile(`(^|[;{}\n])\s*[0-9,$!]*\s*e(\s|;|$)|s/(?:[^/\\]|\\.)*/(?:[^/\\]|\\.)*/[gpiImM0-9w]*e|s\|(?:[^|\\]|\\.)*\|(?:[^|\\]|\\.)*\|[gpiImM0-9w]*e|s#(?:[^#\\]|\\.)*#(?:[^#\\]|\\.)*#[gpiImM0-9w]*e`)
+var sedExec = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[;{}\n])\s*[0-9,$!]*\s*e(\s|;|$)|s/(?:[^/\\]|\\.)*/(?:[^/\\]|\\.)*/[gpiImM0-9w]*e|s\|(?:[^|\\]|\\.)*\|(?:[^|\\]|\\.)*\|[gpiImM0-9w]*e|s#(?:[^#\\]|\\.)*#(?:[^#\\]|\\.)*#[gpiImM0-9w]*e`)
+})
 
 // shell analyses sh -c 'script', sh script, and sh reading its input.
 func (a *analyser) shell(i int, input func() (string, bool, bool), depth int) {
@@ -257,23 +260,35 @@ func (a *analyser) interp(i int, lang string, input func() (string, bool, bool),
 
 var (
 	// codeDynamic finds code that builds what it runs or imports.
-	codeDynamic = regexp.MustCompile(`\b(eval|exec|compile|__import__|importlib|getattr|globals|locals|Function|instance_eval|class_eval|send|public_send|const_get|create_function|chr|fromCharCode|b64decode|decode64|unpack|pack|codecs|marshal|pickle|loadstring|dofile|require_relative)\s*[\(\s'"]|\bqx\s*[\W]|%x[\W]|\$\{|\binterp\b`)
+	codeDynamic = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(eval|exec|compile|__import__|importlib|getattr|globals|locals|Function|instance_eval|class_eval|send|public_send|const_get|create_function|chr|fromCharCode|b64decode|decode64|unpack|pack|codecs|marshal|pickle|loadstring|dofile|require_relative)\s*[\(\s'"]|\bqx\s*[\W]|%x[\W]|\$\{|\binterp\b`)
+	})
 	// codeShell finds calls that run a command.
-	codeShell = regexp.MustCompile(`\b(system|popen|popen2|popen3|subprocess|spawn|spawnSync|execSync|execFileSync|execFile|exec[lv]p?e?|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|pcntl_exec|Open3|capture2|capture3|capture2e|pty|child_process|execute|os\.execute|io\.popen|Process|ProcessBuilder|Runtime)\b|` + "`")
+	codeShell = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(system|popen|popen2|popen3|subprocess|spawn|spawnSync|execSync|execFileSync|execFile|exec[lv]p?e?|Popen|call|check_call|check_output|run|getoutput|getstatusoutput|shell_exec|passthru|proc_open|pcntl_exec|Open3|capture2|capture3|capture2e|pty|child_process|execute|os\.execute|io\.popen|Process|ProcessBuilder|Runtime)\b|` + "`")
+	})
 	// codeDelete finds calls that delete files.
-	codeDelete = regexp.MustCompile(`\b(remove|unlink|unlinkSync|rmtree|rmdir|rmdirSync|removedirs|rm_rf|rm_r|rm_f|rmSync|rm|delete|deleteSync|truncate|shred|remove_dir_all|remove_file|RemoveAll|Remove)\b`)
+	codeDelete = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(remove|unlink|unlinkSync|rmtree|rmdir|rmdirSync|removedirs|rm_rf|rm_r|rm_f|rmSync|rm|delete|deleteSync|truncate|shred|remove_dir_all|remove_file|RemoveAll|Remove)\b`)
+	})
 	// codeNet finds network access.
-	codeNet = regexp.MustCompile(`\b(urllib|urllib2|urllib3|urlopen|urlretrieve|requests|httpx|aiohttp|http\.client|httplib|socket|fetch|XMLHttpRequest|https?\.(get|request)|net/http|Net::HTTP|open-uri|URI\.open|LWP|HTTP::Tiny|IO::Socket|curl_init|curl_exec|file_get_contents|fsockopen|ftplib|smtplib|telnetlib|websocket|Socket|wget|curl)\b|/dev/(tcp|udp)/|https?://`)
+	codeNet = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(urllib|urllib2|urllib3|urlopen|urlretrieve|requests|httpx|aiohttp|http\.client|httplib|socket|fetch|XMLHttpRequest|https?\.(get|request)|net/http|Net::HTTP|open-uri|URI\.open|LWP|HTTP::Tiny|IO::Socket|curl_init|curl_exec|file_get_contents|fsockopen|ftplib|smtplib|telnetlib|websocket|Socket|wget|curl)\b|/dev/(tcp|udp)/|https?://`)
+	})
 	// codeCall finds a shell-out call given only string literals, its
 	// arguments captured.
-	codeCallArgs = regexp.MustCompile(`\(\s*\[?\s*((?:(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*,?\s*)+)\]?\s*[,)]`)
-	codeLiteral  = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|` + "`([^`]*)`")
+	codeCallArgs = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\(\s*\[?\s*((?:(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\s*,?\s*)+)\]?\s*[,)]`)
+	})
+	codeLiteral = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|` + "`([^`]*)`")
+	})
 )
 
 // literals returns the string literals of code.
 func literals(code string) []string {
 	var out []string
-	for _, m := range codeLiteral.FindAllStringSubmatch(code, 64) {
+	for _, m := range codeLiteral().FindAllStringSubmatch(code, 64) {
 		for _, g := range m[1:] {
 			if g != "" {
 				out = append(out, strings.NewReplacer(`\"`, `"`, `\'`, `'`, `\\`, `\`).Replace(g))
@@ -289,12 +304,12 @@ func literals(code string) []string {
 // paths it may open. Code that builds what it runs is unknown.
 func (a *analyser) code(i int, lang, code string, depth int) {
 	prog := a.s.cmds[i].prog
-	if m := codeDynamic.FindString(code); m != "" {
+	if m := codeDynamic().FindString(code); m != "" {
 		a.markAt(i, prog+"'s inline code builds what it runs at run time ("+strings.TrimSpace(m)+")")
 	}
 	lits := literals(code)
 	a.s.cmds[i].paths = append(a.s.cmds[i].paths, lits...)
-	if locs := codeShell.FindAllStringIndex(code, -1); len(locs) > 0 {
+	if locs := codeShell().FindAllStringIndex(code, -1); len(locs) > 0 {
 		for _, loc := range locs {
 			if code[loc[0]] == '`' {
 				end := strings.IndexByte(code[loc[1]:], '`')
@@ -306,7 +321,7 @@ func (a *analyser) code(i int, lang, code string, depth int) {
 				continue
 			}
 			rest := strings.TrimLeft(code[loc[1]:], " \t")
-			m := codeCallArgs.FindStringSubmatchIndex(rest)
+			m := codeCallArgs().FindStringSubmatchIndex(rest)
 			if m == nil || m[0] != 0 {
 				switch {
 				case rest == "" || strings.IndexByte(".,;\n)]}:=", rest[0]) >= 0:
@@ -330,10 +345,10 @@ func (a *analyser) code(i int, lang, code string, depth int) {
 			}
 		}
 	}
-	if codeDelete.MatchString(code) {
+	if codeDelete().MatchString(code) {
 		a.synth("rm", append([]string{"-r"}, lits...), depth)
 	}
-	if codeNet.MatchString(code) {
+	if codeNet().MatchString(code) {
 		a.synth("curl", lits, depth)
 	}
 }
@@ -361,11 +376,11 @@ func (a *analyser) parseQuiet(src string, depth int) {
 }
 
 var (
-	awkSystem = regexp.MustCompile(`\bsystem\s*\(`)
-	awkLitSys = regexp.MustCompile(`\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`)
-	awkPipe   = regexp.MustCompile(`\|\s*getline|\|&|print[f]?[^;}|]*\|[^|]`)
-	awkLitIn  = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|\s*getline`)
-	awkLitOut = regexp.MustCompile(`print[f]?[^;}|]*\|\s*"((?:[^"\\]|\\.)*)"`)
+	awkSystem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bsystem\s*\(`) })
+	awkLitSys = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)`) })
+	awkPipe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\|\s*getline|\|&|print[f]?[^;}|]*\|[^|]`) })
+	awkLitIn  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"\s*\|\s*getline`) })
+	awkLitOut = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`print[f]?[^;}|]*\|\s*"((?:[^"\\]|\\.)*)"`) })
 )
 
 // awk analyses an awk program's system() calls and pipes.
@@ -395,13 +410,13 @@ func (a *analyser) awk(i int, depth int) {
 		return
 	}
 	a.s.cmds[i].paths = append(a.s.cmds[i].paths, literals(prog)...)
-	sys := len(awkSystem.FindAllString(prog, -1))
-	lit := awkLitSys.FindAllStringSubmatch(prog, -1)
+	sys := len(awkSystem().FindAllString(prog, -1))
+	lit := awkLitSys().FindAllStringSubmatch(prog, -1)
 	for _, m := range lit {
 		a.parseQuiet(m[1], depth+1)
 	}
-	pipes := len(awkPipe.FindAllString(prog, -1))
-	ins, outs := awkLitIn.FindAllStringSubmatch(prog, -1), awkLitOut.FindAllStringSubmatch(prog, -1)
+	pipes := len(awkPipe().FindAllString(prog, -1))
+	ins, outs := awkLitIn().FindAllStringSubmatch(prog, -1), awkLitOut().FindAllStringSubmatch(prog, -1)
 	for _, m := range append(ins, outs...) {
 		if f := strings.Fields(m[1]); len(f) > 0 {
 			if _, interp := interpreterOf(f[0]); shellNames[f[0]] || interp {

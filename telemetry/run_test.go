@@ -194,3 +194,40 @@ func TestRecordCountsReasoningTokens(t *testing.T) {
 		t.Errorf("usage %+v, want output 110 of which reasoning 72", rec.Usage)
 	}
 }
+
+// TestStoreReadsOnlyTheLastLineOfARun: of a run's two lines the last is
+// its record; when the last cannot be read, the one before it stands and
+// the bad line is reported.
+func TestStoreReadsOnlyTheLastLineOfARun(t *testing.T) {
+	dir := t.TempDir()
+	s := NewStore(dir)
+	start := newClock().Now()
+	for _, r := range []Record{
+		{Version: 1, ID: "a", Start: start, Outcome: OutcomeInterrupted},
+		{Version: 1, ID: "b", Start: start, Outcome: OutcomeInterrupted},
+		{Version: 1, ID: "a", Start: start, Outcome: OutcomeCompleted},
+	} {
+		if err := s.Append(&r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := os.OpenFile(s.file(start), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"v":1,"id":"b","start":"not a time"}` + "\n")
+	f.Close()
+	recs, probs, err := s.Read(time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].ID != "a" || recs[0].Outcome != OutcomeCompleted || recs[1].ID != "b" || recs[1].Outcome != OutcomeInterrupted {
+		t.Errorf("records = %+v", recs)
+	}
+	if len(probs) != 1 || probs[0].Line != 4 {
+		t.Errorf("problems = %v, want line 4", probs)
+	}
+	if id := lineID([]byte(`{"v":1,"id":"x\"y"}`)); id != "" {
+		t.Errorf("an escaped id was taken as %q; such a line must be decoded in full", id)
+	}
+}

@@ -66,6 +66,29 @@ func (s *Store) Append(rec *Record) error {
 	return werr
 }
 
+// lineID returns the run id of a record line as Append writes it (the
+// id is its second field, after the version), or "" when the line does
+// not start that way; such a line is decoded in full.
+func lineID(line []byte) string {
+	rest, ok := bytes.CutPrefix(bytes.TrimSpace(line), []byte(`{"v":`))
+	if !ok {
+		return ""
+	}
+	i := bytes.IndexByte(rest, ',')
+	if i < 0 {
+		return ""
+	}
+	rest, ok = bytes.CutPrefix(rest[i+1:], []byte(`"id":"`))
+	if !ok {
+		return ""
+	}
+	j := bytes.IndexAny(rest, `"\`)
+	if j <= 0 || rest[j] != '"' {
+		return ""
+	}
+	return string(rest[:j])
+}
+
 // Problem is a line a reader skipped.
 type Problem struct {
 	File string
@@ -99,14 +122,16 @@ func (s *Store) Read(since time.Time) ([]Record, []Problem, error) {
 			return nil, nil, err
 		}
 	}
+	recs = slices.DeleteFunc(recs, func(r Record) bool { return r.ID == "" })
 	slices.SortStableFunc(recs, func(a, b Record) int { return a.Start.Compare(b.Start) })
 	return recs, probs, nil
 }
 
-// readFile adds the records of one file to recs. Lines are decoded in
-// parallel, one share per processor, and applied in file order: a later
-// line of a run replaces the earlier one, as Append's final line replaces
-// its first.
+// readFile adds the records of one file to recs. A run has two lines,
+// the later replacing the earlier; only the last line of each run id is
+// decoded (the id is read first, cheaply: see lineID), unless it cannot
+// be, and then the one before it is. Lines are decoded in parallel, one
+// share per processor, and applied in file order.
 func readFile(name string, since time.Time, recs []Record, probs []Problem, index map[string]int) ([]Record, []Problem, error) {
 	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -116,23 +141,54 @@ func readFile(name string, since time.Time, recs []Record, probs []Problem, inde
 		return nil, nil, err
 	}
 	lines := bytes.Split(data, []byte("\n"))
+	last := make(map[string]int, len(lines)/2)
+	ids := make([]string, len(lines))
+	for i, line := range lines {
+		if id := lineID(line); id != "" {
+			ids[i] = id
+			last[id] = i
+		}
+	}
 	decoded := make([]Record, len(lines))
 	errs := make([]error, len(lines))
+	done := make([]bool, len(lines))
+	decode := func(i int) {
+		if line := bytes.TrimSpace(lines[i]); len(line) > 0 {
+			errs[i] = jsonv2.Unmarshal(line, &decoded[i])
+		}
+		done[i] = true
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(lines)/256))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
 			for i := w; i < len(lines); i += workers {
-				if line := bytes.TrimSpace(lines[i]); len(line) > 0 {
-					errs[i] = jsonv2.Unmarshal(line, &decoded[i])
+				if ids[i] == "" || last[ids[i]] == i {
+					decode(i)
 				}
 			}
 		})
 	}
 	wg.Wait()
+	// A run whose last line cannot be read keeps its line before: decode
+	// the earlier lines of such runs too.
+	for i := range lines {
+		if !done[i] && (errs[last[ids[i]]] != nil || decoded[last[ids[i]]].ID != ids[i]) {
+			decode(i)
+		}
+	}
 	for i, line := range lines {
 		n := i + 1
 		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if !done[i] {
+			// A run's record keeps the place of its first line: hold it
+			// (Read drops a place no line came to fill).
+			if _, ok := index[ids[i]]; !ok {
+				index[ids[i]] = len(recs)
+				recs = append(recs, Record{})
+			}
 			continue
 		}
 		rec := decoded[i]

@@ -4,16 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/compact"
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/llm/catalog"
-	"github.com/reinhq/rein/session"
 	"github.com/spf13/cobra"
 )
 
@@ -84,17 +79,7 @@ keep_turns, off, no_masking, window, max_output).`,
 }
 
 // replayFile is the result of one file in JSON output.
-type replayFile struct {
-	File   string `json:"file"`
-	Format string `json:"format"`
-	// Model is the model the recording names ("" when none); Window the
-	// window replayed and WindowFrom where it came from ("model", "flag",
-	// "config", "assumed").
-	Model      string `json:"model,omitempty"`
-	Window     int    `json:"window"`
-	WindowFrom string `json:"window_from"`
-	compact.ReplayResult
-}
+type replayFile = coding.ContextReplay
 
 // replayTotal is the total of every file in JSON output.
 type replayTotal struct {
@@ -104,48 +89,25 @@ type replayTotal struct {
 
 func contextReplay(stdout, stderr io.Writer, c coding.ContextConfig, flagWindow int, files []string, asJSON, turns bool) error {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	var cat *catalog.Catalog
+	rp := &coding.ContextReplayer{Config: c, Window: flagWindow}
 	var total compact.ReplayResult
 	failed := 0
 	enc := json.NewEncoder(stdout)
 	for _, path := range files {
-		msgs, format, err := coding.ReadConversation(path)
+		r, err := rp.Replay(path)
 		if err != nil {
 			fmt.Fprintln(stderr, "rein:", err)
 			failed++
 			continue
 		}
-		ref, recorded := recordedModelOf(path, format)
-		model := llm.Model{ContextWindow: c.Window, MaxOutput: c.MaxOutput}
-		from := "config"
-		switch {
-		case flagWindow > 0:
-			model.ContextWindow, from = flagWindow, "flag"
-		case c.Window > 0:
-		case recorded > 0:
-			model.ContextWindow, from = recorded, "model"
-		default:
-			if cat == nil {
-				cat = catalog.New(catalog.Options{})
-			}
-			if m, ok := recordedWindow(cat, ref); ok {
-				model.ContextWindow, from = m.ContextWindow, "model"
-				if model.MaxOutput == 0 {
-					model.MaxOutput = m.MaxOutput
-				}
-			} else {
-				model.ContextWindow, from = compact.AssumedWindow, "assumed"
-			}
-		}
-		b := c.Settings.BudgetFor(model, 0)
-		r := compact.Replay(msgs, compact.ReplayOptions{Settings: c.Settings, Model: model})
 		if asJSON {
-			if err := enc.Encode(replayFile{File: path, Format: format, Model: ref, Window: b.Window, WindowFrom: from, ReplayResult: r}); err != nil {
+			if err := enc.Encode(r); err != nil {
 				return err
 			}
 		} else {
+			b := r.Budget
 			fmt.Fprintf(stdout, "\n%s (%s)\n  window %d tokens (%s): masking from %d, compaction from %d, keep %d\n",
-				path, format, b.Window, windowSource(from, ref), b.Soft, b.Hard, b.Keep)
+				path, r.Format, b.Window, windowSource(r.WindowFrom, r.Model), b.Soft, b.Hard, b.Keep)
 			if turns {
 				fmt.Fprintln(tw, "turn\tnone\tmasking\tmasking+compaction\t")
 				for _, t := range r.Turns {
@@ -157,9 +119,9 @@ func contextReplay(stdout, stderr io.Writer, c coding.ContextConfig, flagWindow 
 				}
 				tw.Flush()
 			}
-			printReplayTotals(stdout, r)
+			printReplayTotals(stdout, r.ReplayResult)
 		}
-		addReplay(&total, &r)
+		total.Add(r.ReplayResult)
 	}
 	switch {
 	case asJSON && len(files) > 1:
@@ -176,61 +138,19 @@ func contextReplay(stdout, stderr io.Writer, c coding.ContextConfig, flagWindow 
 	return nil
 }
 
-func addReplay(total, r *compact.ReplayResult) {
-	total.None += r.None
-	total.Masked += r.Masked
-	total.Compacted += r.Compacted
-	total.Compactions += r.Compactions
-	total.Stuck += r.Stuck
-	total.Pairs += r.Pairs
-	total.PairsWhole += r.PairsWhole
-	total.Over += r.Over
-	total.GoalMissing += r.GoalMissing
-	total.IdentsNeeded += r.IdentsNeeded
-	total.IdentsMissing += r.IdentsMissing
-	total.Turns = append(total.Turns, r.Turns...)
-}
-
 func windowSource(from, ref string) string {
 	switch from {
-	case "model":
+	case coding.WindowFromModel:
 		return "of " + ref
-	case "flag":
+	case coding.WindowFromFlag:
 		return "--window"
-	case "config":
+	case coding.WindowFromConfig:
 		return "--config"
 	}
 	if ref != "" {
 		return ref + " is not in the model catalog: assumed; give --window"
 	}
 	return "the recording names no model: assumed; give --window"
-}
-
-// recordedWindow looks the model a recording names up in the catalog:
-// as written ("anthropic/claude-sonnet-4-5"), then by its last part
-// ("openrouter/google/gemini-…" → "gemini-…"), each also without a
-// date suffix. Only a model the catalog knows counts.
-func recordedWindow(cat *catalog.Catalog, ref string) (llm.Model, bool) {
-	if ref == "" {
-		return llm.Model{}, false
-	}
-	refs := []string{ref}
-	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
-		refs = append(refs, ref[i+1:])
-	}
-	// A dated snapshot ("claude-sonnet-4-5-20250929") has the window of
-	// its model.
-	for _, r := range refs {
-		if i := strings.LastIndexByte(r, '-'); i > 0 && len(r)-i-1 == 8 && strings.Trim(r[i+1:], "0123456789") == "" {
-			refs = append(refs, r[:i])
-		}
-	}
-	for _, r := range refs {
-		if res, err := cat.Resolve(r); err == nil && res.Known && res.Model.ContextWindow > 0 {
-			return res.Model, true
-		}
-	}
-	return llm.Model{}, false
 }
 
 func printReplayTotals(w io.Writer, r compact.ReplayResult) {
@@ -255,75 +175,4 @@ func printReplayTotals(w io.Writer, r compact.ReplayResult) {
 		fmt.Fprintf(w, "  summaries: goal verbatim in %d of %d; identifiers the kept part needs: %d of %d kept\n",
 			r.Compactions-r.GoalMissing, r.Compactions, r.IdentsNeeded-r.IdentsMissing, r.IdentsNeeded)
 	}
-}
-
-// recordedModelOf returns the model a recording names ("" when none)
-// and its context window when the recording says (rein logs do), else 0.
-func recordedModelOf(path, format string) (ref string, window int) {
-	if format == "rein" {
-		if _, entries, _, err := session.ReadFile(path); err == nil {
-			c := session.BuildContext(entries, session.LastLeaf(entries))
-			if c.Model != "" {
-				ref = c.Provider + "/" + c.Model
-			}
-			return ref, c.ContextWindow
-		}
-	}
-	return recordedModel(path), 0
-}
-
-// maxModelScan bounds how much of a recording is searched for the model
-// it names.
-const maxModelScan = 64 << 20
-
-// recordedModel returns the model a recording of another agent names:
-// the last string under a "model", "model_name" or "modelId" key in any
-// of its JSON values (Claude Code's message.model, pi's model_change,
-// mini-swe-agent's info.config.model.model_name). "" when none.
-func recordedModel(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	dec := json.NewDecoder(io.LimitReader(f, maxModelScan))
-	found := ""
-	for {
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return found
-		}
-		if m := modelIn(v, 0); m != "" {
-			found = m
-		}
-	}
-}
-
-func modelIn(v any, depth int) string {
-	if depth > 12 {
-		return ""
-	}
-	found := ""
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			if s, ok := val.(string); ok && (k == "model" || k == "model_name" || k == "modelId") && plausibleModel(s) {
-				found = s
-			} else if m := modelIn(val, depth+1); m != "" && found == "" {
-				found = m
-			}
-		}
-	case []any:
-		for _, val := range x {
-			if m := modelIn(val, depth+1); m != "" {
-				found = m
-			}
-		}
-	}
-	return found
-}
-
-// plausibleModel reports whether s looks like a model id, not prose.
-func plausibleModel(s string) bool {
-	return s != "" && len(s) <= 100 && !strings.ContainsAny(s, " \n\t") && strings.ContainsAny(s, "0123456789")
 }

@@ -70,7 +70,9 @@ func TestKeysNotInProcEnviron(t *testing.T) {
 // BenchmarkRunWithKey measures a real rein binary, started with a model
 // key in its environment, against a local mock of the Anthropic API: the
 // time to the first request (ms-to-request) and to the end of a two-turn
-// task that reads hello.txt (ms-two-turn). The binary is built from this
+// task that reads hello.txt (ms-two-turn), and the CPU time rein used for
+// that task (ms-cpu-two-turn, user and system: unlike wall time, it barely
+// depends on how busy the machine is). The binary is built from this
 // tree, or is REIN_BENCH_BIN (an earlier release built from git, to
 // compare side by side).
 func BenchmarkRunWithKey(b *testing.B) {
@@ -100,7 +102,7 @@ func BenchmarkRunWithKey(b *testing.B) {
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "hello.txt"), []byte("hello\n"), 0o644)
 	home := b.TempDir()
-	var toRequest, whole time.Duration
+	var toRequest, whole, cpu time.Duration
 	for i := 0; i < b.N; i++ {
 		n.Store(0)
 		cmd := exec.Command(bin, "run", "-m", "anthropic/claude-sonnet-5-5", "--base-url", srv.URL, "-C", dir, "--no-session", "what does hello.txt say?")
@@ -118,9 +120,11 @@ func BenchmarkRunWithKey(b *testing.B) {
 		}
 		toRequest += (<-hit).Sub(start)
 		whole += end.Sub(start)
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
 	b.ReportMetric(float64(toRequest.Microseconds())/1000/float64(b.N), "ms-to-request")
 	b.ReportMetric(float64(whole.Microseconds())/1000/float64(b.N), "ms-two-turn")
+	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "ms-cpu-two-turn")
 }
 
 // sseAnthropic is one streamed Anthropic reply with a single content

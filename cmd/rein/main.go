@@ -16,6 +16,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/reinhq/rein/llm/failover"
+	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/sandbox"
 	"github.com/spf13/cobra"
 )
@@ -137,7 +138,7 @@ func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
 	sandbox.RunHelper() // returns unless this process is the sandbox helper
-	hideKeys()          // keeps keys out of what other processes can read of rein
+	redact.HideEnv()    // keeps keys out of what other processes can read of rein
 	e := &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv, color: isTerminal(os.Stdout) && os.Getenv("NO_COLOR") == "", piped: !isTerminal(os.Stdout)}
 	e.tty, e.errTerm = isTerminal(os.Stdin) && isTerminal(os.Stdout), isTerminal(os.Stderr)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -39,7 +39,10 @@ func TestTUIBudgetDialog(t *testing.T) {
 	})
 	s.text("continue")
 	s.keys("Enter")
-	s.wait("Carried on after the limit went.")
+	// ctrl+d quits only when idle: wait for the turn to end.
+	s.waitFor("the reply, the turn over", func(scr string) bool {
+		return strings.Contains(scr, "Carried on after the limit went.") && !strings.Contains(scr, "working")
+	})
 	s.keys("C-d")
 	s.wait("[exit 0]")
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // wireCall is a call object as models write it. Some write "parameters"
@@ -68,13 +69,13 @@ func (p *Parser) decode(body string) ([]Segment, string) {
 	return out, ""
 }
 
-var nameField = regexp.MustCompile(`"name"\s*:\s*"([^"\\]{1,128})"`)
+var nameField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"name"\s*:\s*"([^"\\]{1,128})"`) })
 
 // malformed returns a call segment for text that is not a well-formed
 // call: the name when one can be read, the raw text as a JSON string.
 func malformed(body, problem string) Segment {
 	name := "invalid_tool_call"
-	if m := nameField.FindStringSubmatch(body); m != nil {
+	if m := nameField().FindStringSubmatch(body); m != nil {
 		name = m[1]
 	}
 	raw, _ := json.Marshal(body)
@@ -82,14 +83,14 @@ func malformed(body, problem string) Segment {
 }
 
 var (
-	xmlFunction  = regexp.MustCompile(`<function=([^>\s]+)>`)
-	xmlParameter = regexp.MustCompile(`(?s)<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>`)
+	xmlFunction  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<function=([^>\s]+)>`) })
+	xmlParameter = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<parameter=([^>\s]+)>\n?(.*?)\n?</parameter>`) })
 )
 
 // decodeXML reads calls in the XML style of Qwen3-Coder:
 // <function=name><parameter=p>value</parameter></function>.
 func (p *Parser) decodeXML(body string) ([]Segment, string) {
-	locs := xmlFunction.FindAllStringSubmatchIndex(body, -1)
+	locs := xmlFunction().FindAllStringSubmatchIndex(body, -1)
 	if len(locs) == 0 {
 		return nil, "it is neither a JSON object nor <function=…> markup"
 	}
@@ -105,7 +106,7 @@ func (p *Parser) decodeXML(body string) ([]Segment, string) {
 			return nil, "<function=" + name + "> is not closed with </function>"
 		}
 		args := map[string]json.RawMessage{}
-		for _, m := range xmlParameter.FindAllStringSubmatch(part, -1) {
+		for _, m := range xmlParameter().FindAllStringSubmatch(part, -1) {
 			args[m[1]] = p.xmlValue(name, m[1], m[2])
 		}
 		raw, err := marshal(args)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/reinhq/rein/hook"
@@ -80,7 +81,9 @@ func (g *guard) check(_ context.Context, e *hook.ToolCallEvent) (hook.ToolCallRe
 
 // writing matches the programs of a shell command that may write a file
 // named among their operands.
-var writing = regexp.MustCompile(`\bsed\s+(-[a-zA-Z]*i|--in-place)|\b(tee|mv|cp|rm|truncate|dd|install|ln|python3?|node|perl|ruby|awk)\b|\bgit\s+(checkout|restore|rm|mv|stash)\b`)
+var writing = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\bsed\s+(-[a-zA-Z]*i|--in-place)|\b(tee|mv|cp|rm|truncate|dd|install|ln|python3?|node|perl|ruby|awk)\b|\bgit\s+(checkout|restore|rm|mv|stash)\b`)
+})
 
 // bashWrites reports whether command names the progress file and may
 // write it: a redirection into it, or a writing program.
@@ -90,5 +93,5 @@ func (g *guard) bashWrites(command string) bool {
 		return false
 	}
 	redirect := regexp.MustCompile(`>>?\|?\s*['"]?[^\s;|&'"]*` + regexp.QuoteMeta(base))
-	return redirect.MatchString(command) || writing.MatchString(command)
+	return redirect.MatchString(command) || writing().MatchString(command)
 }

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reinhq/rein/coding"
 )
@@ -163,7 +164,7 @@ func (r *runner) checkInit(ctx context.Context) Problems {
 	return probs
 }
 
-var bashLine = regexp.MustCompile(`line (\d+): (.*)`)
+var bashLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): (.*)`) })
 
 // bashSyntax checks the script with bash -n.
 func bashSyntax(ctx context.Context, path, name string) *FileError {
@@ -173,7 +174,7 @@ func bashSyntax(ctx context.Context, path, name string) *FileError {
 	}
 	msg := strings.TrimSpace(string(out))
 	line := 0
-	if m := bashLine.FindStringSubmatch(msg); m != nil {
+	if m := bashLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}

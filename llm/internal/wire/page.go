@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/reinhq/rein/llm"
 )
@@ -24,7 +25,7 @@ func WebPage(resp *http.Response, body io.Reader, provider string, secrets ...st
 	}
 	head, _ := io.ReadAll(io.LimitReader(body, 8<<10))
 	msg := "the server answered " + resp.Status + " with a web page (Content-Type " + ct + ") instead of an event stream"
-	if m := pageTitle.FindSubmatch(head); m != nil {
+	if m := pageTitle().FindSubmatch(head); m != nil {
 		if t := strings.Join(strings.Fields(string(m[1])), " "); t != "" {
 			msg += ", titled " + `"` + t + `"`
 		}
@@ -33,4 +34,4 @@ func WebPage(resp *http.Response, body io.Reader, provider string, secrets ...st
 	return &llm.Error{Code: llm.CodeServerError, Status: resp.StatusCode, Provider: provider, Message: Redact(msg, secrets...)}
 }
 
-var pageTitle = regexp.MustCompile(`(?is)<title[^>]*>(.{0,200}?)</title>`)
+var pageTitle = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)<title[^>]*>(.{0,200}?)</title>`) })

@@ -1,4 +1,4 @@
-package main
+package redact
 
 import (
 	"bytes"
@@ -7,33 +7,34 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reinhq/rein/redact"
 	"golang.org/x/sys/unix"
 )
 
-// hideKeys keeps secret-looking variables (model keys among them) out of
-// what other processes can read of rein, without a second process:
+// HideEnv keeps secret-looking variables (SecretName: model keys among
+// them) out of what other processes can read of this process, without a
+// second process:
 //
-//   - it blanks their values in the kernel's record of rein's initial
+//   - it blanks their values in the kernel's record of the initial
 //     environment (the memory /proc/<pid>/environ shows, which the Go
 //     runtime copied at start and never reads again), so even a reader
 //     allowed to open that file sees the names with empty values;
-//   - it marks rein not dumpable (PR_SET_DUMPABLE 0), so processes of the
-//     same user without CAP_SYS_PTRACE can neither open rein's
+//   - it marks the process not dumpable (PR_SET_DUMPABLE 0), so processes
+//     of the same user without CAP_SYS_PTRACE can neither open its
 //     /proc/<pid>/environ and /proc/<pid>/mem nor attach a debugger to
-//     read the keys from the heap. Programs rein starts are dumpable
-//     again after exec, as usual.
+//     read the keys from the heap. Programs it starts are dumpable again
+//     after exec, as usual.
 //
-// os.Getenv and os.Environ keep the values (rein needs them for requests
-// and to mask them in output); the environments rein hands to commands
-// leave them out (commandEnv, redact.FilterEnv). It does nothing when no
-// variable looks secret, and failures leave things as they were: the
-// keys were readable before, and rein still runs.
-func hideKeys() {
+// os.Getenv and os.Environ keep the values (the process needs them for
+// requests and to mask them in output); environments handed to commands
+// should leave them out (FilterEnv). It does nothing when no variable
+// looks secret, and failures leave things as they were: the keys were
+// readable before, and the process still runs. Call it once, early in
+// main; it does nothing outside Linux.
+func HideEnv() {
 	var names []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if redact.SecretName(k) {
+		if SecretName(k) {
 			names = append(names, k)
 		}
 	}

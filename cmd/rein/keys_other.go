@@ -1,6 +1,0 @@
-//go:build !linux
-
-package main
-
-// hideKeys does nothing outside Linux.
-func hideKeys() {}
