@@ -3,7 +3,6 @@ package hook
 import (
 	"crypto/sha1"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -12,7 +11,22 @@ import (
 // ids for old sessions).
 var sessionNamespace = [16]byte{0x5e, 0x1a, 0x3c, 0x8e, 0x2b, 0x7d, 0x4f, 0x41, 0x9a, 0x06, 0xd3, 0x55, 0x0c, 0x8f, 0x61, 0xe2}
 
-var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+// isUUID reports whether s is a lower-case RFC 4122 UUID.
+func isUUID(s string) bool {
+	if len(s) != 36 || s[14] < '1' || s[14] > '8' || !strings.ContainsRune("89ab", rune(s[19])) {
+		return false
+	}
+	for i, r := range s {
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if r != '-' {
+				return false
+			}
+		} else if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
 
 // SessionUUID returns the session_id hooks receive for a rein session
 // id, in Claude Code's form, a UUID: the id itself when it already is
@@ -20,7 +34,7 @@ var uuidRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab
 // session — resumed, or seen from another process — always gets the same
 // UUID and different sessions different ones. "" stays "".
 func SessionUUID(id string) string {
-	if id == "" || uuidRE.MatchString(strings.ToLower(id)) {
+	if id == "" || isUUID(strings.ToLower(id)) {
 		return strings.ToLower(id)
 	}
 	h := sha1.New()
