@@ -125,13 +125,26 @@ type mcpTools struct {
 	mu   sync.Mutex
 	m    *mcp.Manager
 	h    *harness.Harness
+	// keep, when set, says which of the servers' tools are offered (a
+	// sub-agent's policy: its definition's tools and both deny lists).
+	keep func(name string) bool
 }
 
 func (b *mcpTools) registry() (*tool.Registry, error) {
 	if b.m == nil {
 		return b.base, nil
 	}
-	return b.m.Registry(b.base)
+	reg, err := b.m.Registry(b.base)
+	if err != nil || b.keep == nil {
+		return reg, err
+	}
+	var kept []*tool.Tool
+	for _, t := range reg.Tools() {
+		if !strings.HasPrefix(t.Name, "mcp__") || b.keep(t.Name) {
+			kept = append(kept, t)
+		}
+	}
+	return tool.NewRegistry(kept...)
 }
 
 // close stops the servers, when there are any.
@@ -148,7 +161,7 @@ func (b *mcpTools) changed() {
 	if b.h == nil || b.m == nil {
 		return
 	}
-	if reg, err := b.m.Registry(b.base); err == nil {
+	if reg, err := b.registry(); err == nil {
 		_ = b.h.SetTools(reg, nil)
 	}
 }

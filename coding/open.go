@@ -13,6 +13,7 @@ import (
 	"github.com/reinhq/rein/mcp"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/subagent"
 	"github.com/reinhq/rein/tool/builtin"
 )
 
@@ -206,6 +207,11 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		ps.cmds.SetSession(sess.ID(), sess.Path())
 	}
 	bridge := &mcpTools{base: reg}
+	if c := s.o.child; c != nil {
+		// The servers its definition names are its own; a tool of theirs
+		// in either deny list (mcp__server__tool) stays out.
+		bridge.keep = subagent.Policy{Deny: c.policy.Deny}.Allows
+	}
 	if bridge.m = s.newMCP(mcpCfg, bridge.changed); bridge.m != nil {
 		bridge.m.Start(ctx)
 		s.reportMCP(bridge.m)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -112,5 +113,41 @@ func TestSubagentMCPServersFromTrustedSources(t *testing.T) {
 				t.Errorf("the parent runs MCP servers of its own")
 			}
 		})
+	}
+}
+
+// A definition that denies one tool of its MCP server
+// (disallowedTools: mcp__server__tool) gets the server's other tools, not
+// that one.
+func TestSubagentMCPToolDenied(t *testing.T) {
+	bin := everythingServer(t)
+	cfg, _ := json.Marshal(map[string]any{"command": bin, "args": []string{"stdio"}})
+	e := newTestEnv(t)
+	def := worker("mcpuser")
+	def.Scope, def.Source = subagent.ScopeUser, "/defs/user/mcpuser.md"
+	def.MCPServers = []string{"ev"}
+	def.MCPConfigs = map[string]json.RawMessage{"ev": cfg}
+	def.DisallowedTools = []string{"mcp__ev__echo"}
+	var mu sync.Mutex
+	var offered []string
+	child := func(_ context.Context, req *llm.Request) (llm.Message, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, tl := range req.Tools {
+			if strings.HasPrefix(tl.Name, "mcp__ev__") {
+				offered = append(offered, tl.Name)
+			}
+		}
+		return text("looked"), nil
+	}
+	parent := faux.New(faux.Calls("", agentCall("mcpuser", "look", false)), faux.Text("done"))
+	a := openParent(t, e, parent, child, defs{def}, func(o *Options) { o.PermissionMode = "auto_all" })
+	if _, err := a.Submit(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(offered) == 0 || slices.Contains(offered, "mcp__ev__echo") {
+		t.Fatalf("the child was offered %v: want the server's tools without mcp__ev__echo", offered)
 	}
 }
