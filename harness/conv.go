@@ -25,7 +25,14 @@ type conv struct {
 // append writes e to the store and keeps the cache in step; run marks
 // the messages of a run, which the run itself adds to the conversation.
 func (h *Harness) append(e session.Entry, run bool) (session.Entry, error) {
-	e, err := h.st().Append(e)
+	return h.appendSync(e, run, true)
+}
+
+// appendSync is append, with an fsync only when sync is set (stores that
+// cannot skip it always sync). Unsynced writes are for entries that a
+// synced one always follows before anything depends on them.
+func (h *Harness) appendSync(e session.Entry, run, sync bool) (session.Entry, error) {
+	e, err := h.appendJournal(e, sync)
 	if err != nil {
 		return e, err
 	}

@@ -136,12 +136,15 @@ func (h *Harness) persist(m llm.Message) error {
 
 // record writes the model, thinking and tools changes of c that the log's
 // path does not show yet, so that they precede the turn that uses them.
+// They are written without an fsync: the prompt (at a run's start) or
+// the reply (between turns) follows them, synced, before the turn they
+// describe is on disk.
 func (h *Harness) record(c *config) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := &h.recorded
 	if r.provider != c.model.Provider || r.model != c.model.ID {
-		if _, err := h.append(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID, ContextWindow: c.model.ContextWindow}, false); err != nil {
+		if _, err := h.appendSync(session.Entry{Type: session.TypeModelChange, Provider: c.model.Provider, Model: c.model.ID, ContextWindow: c.model.ContextWindow}, false, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the model change: %w", err)}
 		}
 		r.provider, r.model = c.model.Provider, c.model.ID
@@ -151,13 +154,13 @@ func (h *Harness) record(c *config) error {
 		if logged == "" {
 			logged = session.ThinkingDefault
 		}
-		if _, err := h.append(session.Entry{Type: session.TypeThinkingChange, Thinking: logged}, false); err != nil {
+		if _, err := h.appendSync(session.Entry{Type: session.TypeThinkingChange, Thinking: logged}, false, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the thinking change: %w", err)}
 		}
 		r.thinking = thinking
 	}
 	if !r.toolsKnown || !slices.Equal(r.tools, c.names) {
-		if _, err := h.append(session.Entry{Type: session.TypeToolsChange, Tools: slices.Clone(c.names)}, false); err != nil {
+		if _, err := h.appendSync(session.Entry{Type: session.TypeToolsChange, Tools: slices.Clone(c.names)}, false, false); err != nil {
 			return &Error{Code: CodeStore, Op: "record", Err: fmt.Errorf("writing the tools change: %w", err)}
 		}
 		r.tools, r.toolsKnown = c.names, true
