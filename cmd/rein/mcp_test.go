@@ -119,7 +119,11 @@ func TestRunWithMCPServers(t *testing.T) {
 	script := writeScript(t, t.TempDir(), `{"tool_calls": [{"name": "mcp__ev__get-sum", "arguments": {"a": 40, "b": 2}}, {"name": "mcp__notes__lookup", "arguments": {"key": "k1"}}]}
 {"text": "42 and the note."}
 `)
-	code, out, errOut := runCLIVars(t, map[string]string{"NOTES_TOKEN": token}, "run", "-m", "faux", "--script", script, "-C", dir, "-o", "json", "go")
+	// The note server's tool is not read-only: it asks in the default mode,
+	// which a run without a terminal denies; this test is about the
+	// servers, so it allows every call.
+	code, out, errOut := runCLIVars(t, map[string]string{"NOTES_TOKEN": token}, "run", "-m", "faux", "--script", script, "-C", dir, "-o", "json",
+		"--permission-mode", "bypassPermissions", "go")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
