@@ -9,6 +9,7 @@ import (
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
 	"github.com/reinhq/rein/telemetry"
+	"github.com/reinhq/rein/telemetry/otelpipe"
 	"github.com/reinhq/rein/tool"
 )
 
@@ -16,9 +17,18 @@ import (
 // the answer) observed with traces and metrics exported to a local OTLP
 // receiver; telemetry's BenchmarkTurn/records is the same prompt without
 // traces.
+// The in-process case is the exporter a Go program embeds; rein-otel is
+// the rein program's path: tracer calls streamed to the built companion,
+// which exports (its own CPU is not in cpu-µs/turn, which is this
+// process's).
 func BenchmarkTracedTurn(b *testing.B) {
+	b.Run("in-process", func(b *testing.B) { tracedTurn(b, Setup) })
+	b.Run("rein-otel", func(b *testing.B) { tracedTurn(b, otelpipe.With(builtCompanion(b))) })
+}
+
+func tracedTurn(b *testing.B, setup telemetry.TraceSetup) {
 	rcv := newReceiver(b)
-	tr, stop, err := Setup(context.Background(), telemetry.TraceSettings{Version: "bench",
+	tr, stop, err := setup(context.Background(), telemetry.TraceSettings{Version: "bench",
 		Getenv: envOf("OTEL_EXPORTER_OTLP_ENDPOINT", rcv.srv.URL)})
 	if err != nil {
 		b.Fatal(err)

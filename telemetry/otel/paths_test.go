@@ -21,7 +21,7 @@ var companion struct {
 
 // builtCompanion builds cmd/rein-otel once per test binary: the program
 // that rein starts to export.
-func builtCompanion(t *testing.T) string {
+func builtCompanion(t testing.TB) string {
 	t.Helper()
 	companion.once.Do(func() {
 		companion.dir, companion.err = os.MkdirTemp("", "rein-otel-test-")
