@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/reinhq/rein/coding"
@@ -92,12 +93,18 @@ func texts(n int, text string) func() []faux.Reply {
 }
 
 // gate is a model reply that waits until the test releases it.
-type gate struct{ release chan struct{} }
+type gate struct {
+	release chan struct{}
+	// entered is closed when the first request reaches the reply.
+	entered chan struct{}
+	once    sync.Once
+}
 
-func newGate() *gate { return &gate{release: make(chan struct{})} }
+func newGate() *gate { return &gate{release: make(chan struct{}), entered: make(chan struct{})} }
 
 func (g *gate) reply(text string) faux.Reply {
 	return faux.Reply{Func: func(ctx context.Context, _ *llm.Request) (llm.Message, error) {
+		g.once.Do(func() { close(g.entered) })
 		select {
 		case <-g.release:
 		case <-ctx.Done():

@@ -121,6 +121,10 @@ func TestSteerFollowUpInterruptAbort(t *testing.T) {
 	// the new prompt next.
 	g2 := f.prompt(t, id, "slow", "")
 	st.until(t, func(ev sseEvent) bool { return ev.typ() == "agent_start" })
+	// The interrupt must meet the request waiting on hold; sent before
+	// the request reached the model, it would leave that reply to the
+	// next run.
+	<-hold.entered
 	in := f.prompt(t, id, "now this", "interrupt")
 	if !in.Queued || in.Position != 1 {
 		t.Fatalf("interrupt = %+v", in)
