@@ -95,21 +95,8 @@ func TestOpenCodeContinuesExport(t *testing.T) {
 	})
 	opencodeMockConfig(t, home, m)
 	env := opencodeEnv(home)
-	path := sample(t)
-	s, _ := LoadSession(path)
-	s.Header.Cwd = ws
-	var buf bytes.Buffer
-	if _, err := Export(&buf, s, OpenCode, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(home, "export.json")
-	os.WriteFile(file, buf.Bytes(), 0o600)
-	out, _ := run(t, ws, env, "", oc, "import", file)
-	id := regexp.MustCompile(`Imported session: (ses_\w+)`).FindStringSubmatch(out)
-	if id == nil {
-		t.Fatalf("opencode import said %q", out)
-	}
-	out, errs := run(t, ws, env, "", oc, "run", "--session", id[1], "and now?")
+	id, _ := openCodeImport(t, oc, sample(t), home, ws, env)
+	out, errs := run(t, ws, env, "", oc, "run", "--session", id, "and now?")
 	if !strings.Contains(out+errs, "CONTINUED.") {
 		t.Fatalf("opencode run --session: %s\n%s", out, clipOut(errs))
 	}

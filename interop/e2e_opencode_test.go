@@ -29,20 +29,8 @@ func TestOpenCodeImportsExport(t *testing.T) {
 	env := opencodeEnv(home)
 	path := sample(t)
 	_, orig, _, _ := session.ReadFile(path)
-	s, _ := LoadSession(path)
-	s.Header.Cwd = ws
-	var buf bytes.Buffer
-	if _, err := Export(&buf, s, OpenCode, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(home, "export.json")
-	os.WriteFile(file, buf.Bytes(), 0o600)
-	out, _ := run(t, ws, env, "", oc, "import", file)
-	m := regexp.MustCompile(`Imported session: (ses_\w+)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("opencode import said %q", out)
-	}
-	back, _ := run(t, ws, env, "", oc, "export", m[1])
+	id, buf := openCodeImport(t, oc, path, home, ws, env)
+	back, _ := run(t, ws, env, "", oc, "export", id)
 	var mine, theirs ocExport
 	if err := json.Unmarshal(buf.Bytes(), &mine); err != nil {
 		t.Fatal(err)
@@ -75,6 +63,27 @@ func TestOpenCodeImportsExport(t *testing.T) {
 	if got, want := stripThinking(shapeOf(t, c.Entries, false)), stripThinking(shapeOf(t, orig, false)); !reflect.DeepEqual(got, want) {
 		t.Fatalf("rein → opencode → rein changed the branch:\n got %+v\nwant %+v", got, want)
 	}
+}
+
+// openCodeImport exports the rein session at path for opencode (its
+// workspace set to ws), imports it with opencode import and returns
+// opencode's session id and the export.
+func openCodeImport(t *testing.T, oc, path, home, ws string, env []string) (string, *bytes.Buffer) {
+	t.Helper()
+	s, _ := LoadSession(path)
+	s.Header.Cwd = ws
+	var buf bytes.Buffer
+	if _, err := Export(&buf, s, OpenCode, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(home, "export.json")
+	os.WriteFile(file, buf.Bytes(), 0o600)
+	out, _ := run(t, ws, env, "", oc, "import", file)
+	m := regexp.MustCompile(`Imported session: (ses_\w+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("opencode import said %q", out)
+	}
+	return m[1], &buf
 }
 
 func sameJSON(a, b []byte) bool {
