@@ -106,6 +106,28 @@ type Forked struct {
 	Note string
 }
 
+// ForkCopy copies the path to entry id ("" = the current leaf) into a
+// new session file, masked by the agent's redactor like every entry it
+// writes, and returns that file's path. Unlike Fork it leaves the agent
+// where it is, so a front-end can open the copy as another session. It
+// takes no lock on the agent's session and may run beside a prompt: what
+// the prompt has not yet flushed is not in the copy.
+func (a *Agent) ForkCopy(id string) (string, error) {
+	s, err := a.session()
+	if err != nil {
+		return "", err
+	}
+	if err := s.Flush(); err != nil {
+		return "", err
+	}
+	forked, err := session.ForkFile(s.Path(), id, session.Options{Redact: a.s.o.Redactor.Bytes})
+	if err != nil {
+		return "", err
+	}
+	path := forked.Path()
+	return path, forked.Close()
+}
+
 // Fork copies the path to entry id ("" = the current leaf) into a new
 // session and moves the agent to it; the old session is closed,
 // unchanged, and can be resumed. Call it only while no prompt runs. An

@@ -257,15 +257,10 @@ func (s *state) fork(c command) (any, error) {
 	if e.Parent == "" {
 		return map[string]any{"text": text, "cancelled": false}, s.replace("")
 	}
-	if err := sl.Flush(); err != nil {
-		return nil, err
-	}
-	forked, err := session.ForkFile(sl.Path(), e.Parent, session.Options{})
+	path, err := a.ForkCopy(e.Parent)
 	if err != nil {
 		return nil, err
 	}
-	path := forked.Path()
-	forked.Close()
 	if err := s.replace(path); err != nil {
 		return nil, err
 	}

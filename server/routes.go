@@ -240,20 +240,12 @@ func (s *Server) forkSession(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &b); err != nil {
 		return err
 	}
-	sl := ss.agent.Session()
-	if sl == nil {
+	if ss.agent.Session() == nil {
 		return &apiError{Status: http.StatusConflict, Code: "no_session_log", Message: "this session keeps no log to fork"}
 	}
-	if err := sl.Flush(); err != nil {
-		return err
-	}
-	forked, err := sessionlog.ForkFile(sl.Path(), b.EntryID, sessionlog.Options{})
+	path, err := ss.agent.ForkCopy(b.EntryID)
 	if err != nil {
 		return badRequest("fork: %v", err)
-	}
-	path := forked.Path()
-	if err := forked.Close(); err != nil {
-		return err
 	}
 	nss, err := s.open(r, OpenRequest{Session: path})
 	if err != nil {
