@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/tool"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -124,7 +124,7 @@ func splitFrontMatter(text string) (frontMatter, string, error) {
 func stringList(v any) ([]string, error) {
 	switch v := v.(type) {
 	case string:
-		return permission.SplitRules(v), nil
+		return tool.SplitList(v), nil
 	case []any:
 		var out []string
 		for _, item := range v {
@@ -132,7 +132,7 @@ func stringList(v any) ([]string, error) {
 			if !ok {
 				return nil, fmt.Errorf("a list with an item that is not text (%v)", item)
 			}
-			out = append(out, permission.SplitRules(s)...)
+			out = append(out, tool.SplitList(s)...)
 		}
 		return out, nil
 	}

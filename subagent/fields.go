@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/reinhq/rein/permission"
+	"github.com/reinhq/rein/tool"
 )
 
 // definitionKeys are the front-matter (and --agents JSON) keys rein
@@ -202,7 +203,7 @@ func list(k string, v any) ([]string, error) {
 	case nil:
 		return nil, nil
 	case string:
-		return permission.SplitRules(v), nil
+		return tool.SplitList(v), nil
 	case []any:
 		out := []string{}
 		for _, item := range v {
@@ -210,7 +211,7 @@ func list(k string, v any) ([]string, error) {
 			if !ok {
 				return nil, fmt.Errorf("%s holds %v, which is not a name", k, item)
 			}
-			out = append(out, permission.SplitRules(s)...)
+			out = append(out, tool.SplitList(s)...)
 		}
 		return out, nil
 	}
@@ -226,7 +227,7 @@ func servers(v any) ([]string, map[string]json.RawMessage, error) {
 			return nil, nil, nil
 		}
 		if s, isText := v.(string); isText {
-			return permission.SplitRules(s), nil, nil
+			return tool.SplitList(s), nil, nil
 		}
 		if m, isMap := v.(map[string]any); isMap {
 			items = []any{m}

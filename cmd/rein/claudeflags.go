@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/tool"
 	"github.com/spf13/cobra"
 )
 
@@ -72,10 +72,10 @@ func (cf *claudeFlags) apply(o *runOptions) error {
 		o.permissionMode = "auto_all"
 	}
 	for _, v := range cf.allowed {
-		o.allowRules = append(o.allowRules, permission.SplitRules(v)...)
+		o.allowRules = append(o.allowRules, tool.SplitList(v)...)
 	}
 	for _, v := range cf.disallowed {
-		o.denyRules = append(o.denyRules, permission.SplitRules(v)...)
+		o.denyRules = append(o.denyRules, tool.SplitList(v)...)
 	}
 	o.tools = toolNames(o.tools)
 	return o.checkAgentsFlag()
@@ -93,7 +93,7 @@ func toolNames(spec string) string {
 		return spec
 	}
 	var out []string
-	for _, item := range permission.SplitRules(spec) {
+	for _, item := range tool.SplitList(spec) {
 		neg := strings.HasPrefix(item, "-")
 		name := strings.ToLower(strings.TrimPrefix(item, "-"))
 		if n, ok := claudeToolNames[name]; ok {
