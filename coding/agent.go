@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/prompt"
@@ -62,7 +62,7 @@ type Agent struct {
 func newAgent(s *setup, h *harness.Harness, sess *session.Session, found *prompt.Found, ps *perms, jobs *builtin.Jobs, bridge *mcpTools) *Agent {
 	a := &Agent{s: s, h: h, sess: sess, found: found, perm: ps, jobs: jobs, bridge: bridge}
 	a.life, a.kill = context.WithCancel(context.Background())
-	if ps.cmds.Has(hook.Notification) {
+	if ps.cmds.Has(command.Notification) {
 		h.Subscribe(func(_ context.Context, ev harness.Event) error {
 			if ev.Type == harness.EventPermissionRequest && ev.Permission != nil {
 				a.background(func(ctx context.Context) {

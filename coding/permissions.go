@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
+	"github.com/reinhq/rein/internal/proc"
 	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/tool"
 )
@@ -16,7 +17,7 @@ import (
 // agent, as the settings files and options configure them.
 type perms struct {
 	settings *permission.Settings
-	cmds     *hook.Commands
+	cmds     *command.Runner
 	broker   *permission.Broker // nil when no one answers
 	mode     permission.Mode
 }
@@ -77,7 +78,7 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 	default:
 		ps.mode = permission.ModeAutoRead
 	}
-	cfg := hook.CommandConfig{}
+	cfg := command.Config{}
 	for _, f := range st.Files {
 		if !f.Trusted {
 			continue
@@ -90,8 +91,8 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 			s.o.warnf("warning: %v", w)
 		}
 	}
-	ps.cmds = &hook.Commands{Config: cfg, ProjectDir: s.ws.Root, Env: s.childEnv(), Exec: s.hookExec(), ContextEnv: traceEnv, AgentID: s.o.agentID(), AgentType: s.o.agentType(),
-		Report: func(r hook.Report) {
+	ps.cmds = &command.Runner{Config: cfg, ProjectDir: s.ws.Root, Env: s.childEnv(), Exec: s.hookExec(), ContextEnv: traceEnv, AgentID: s.o.agentID(), AgentType: s.o.agentType(),
+		Report: func(r command.Report) {
 			if r.Error {
 				s.o.warnf("hook: %v", r)
 			} else {
@@ -103,8 +104,8 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 
 // hookExec runs command hooks, sensors and the commit gate, in the
 // sandbox when the security settings confine "hooks".
-func (s *setup) hookExec() *hook.Exec {
-	x := &hook.Exec{}
+func (s *setup) hookExec() *proc.Exec {
+	x := &proc.Exec{}
 	if wrap := s.confiner("hooks"); wrap != nil {
 		x.Wrap = func(cmd *exec.Cmd) *exec.Cmd {
 			w, err := wrap(cmd)
@@ -137,7 +138,7 @@ func (ps *perms) apply(s *setup, opts *harness.Options) {
 			return s.rememberLocal(rule)
 		},
 	}
-	if ps.cmds.Has(hook.PreToolUse) {
+	if ps.cmds.Has(command.PreToolUse) {
 		po.PreToolUse = func(ctx context.Context, call *tool.Call, mode permission.Mode) permission.HookVerdict {
 			v := ps.cmds.PreToolUse(ctx, call, mode.ClaudeName())
 			return permission.HookVerdict{Effect: permission.Effect(v.Decision), Reason: v.Reason, Args: v.Args, Context: v.Context, Stop: v.Stop}
@@ -174,7 +175,7 @@ func (ps *perms) install(ctx context.Context, h *harness.Harness, source string)
 
 // end runs the SessionEnd hooks.
 func (ps *perms) end(reason string) {
-	if ps.cmds.Has(hook.SessionEnd) {
+	if ps.cmds.Has(command.SessionEnd) {
 		ps.cmds.SessionEnd(context.Background(), reason)
 	}
 }

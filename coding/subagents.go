@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 	"github.com/reinhq/rein/lane"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/prompt"
@@ -279,7 +279,7 @@ func (a *Agent) openChild(ctx context.Context, spec subagent.Spec) (subagent.Chi
 		}
 	}
 	link.delegate = link.tools[subagent.ToolName]
-	if a.perm.cmds.Has(hook.SubagentStart) {
+	if a.perm.cmds.Has(command.SubagentStart) {
 		link.start = a.perm.cmds.SubagentStart(ctx, spec.ID, def.Name).Context
 	}
 	co := a.s.o

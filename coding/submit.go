@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/telemetry"
 )
@@ -59,7 +59,7 @@ func (a *Agent) submit(ctx context.Context, wait bool, text string, images []llm
 		text = inv.Text
 		defer a.apply(inv)()
 	}
-	if a.perm.cmds.Has(hook.UserPromptSubmit) {
+	if a.perm.cmds.Has(command.UserPromptSubmit) {
 		v := a.perm.cmds.UserPromptSubmit(ctx, text)
 		if v.Decision == "block" || v.Stopped {
 			reason := v.Reason

@@ -23,9 +23,9 @@
 // ToolMiddleware; the context and provider hooks wrap a provider with
 // ProviderMiddleware. The harness runs the others itself.
 //
-// Commands runs external command hooks declared in settings files, in
-// the format of Claude Code's hooks (PreToolUse, PostToolUse, Stop …; see
-// docs/hooks.md), and Exec is the one place rein starts such commands.
+// External command hooks declared in settings files, in the format of
+// Claude Code's hooks, live in the subpackage hook/command, which
+// installs them here as typed handlers.
 package hook
 
 import (

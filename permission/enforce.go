@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/internal/proc"
 	"github.com/reinhq/rein/tool"
 )
 
@@ -88,8 +88,8 @@ type Enforcer struct {
 	Workdir string
 	Sensors []Sensor
 	Gate    *CommitGate
-	// Exec runs the commands; nil means a zero hook.Exec.
-	Exec *hook.Exec
+	// Exec runs the commands; nil means a zero proc.Exec.
+	Exec *proc.Exec
 	// Env is the commands' environment; nil means the process's.
 	Env []string
 }
@@ -137,11 +137,11 @@ func (e *Enforcer) Middleware() tool.Middleware {
 	}
 }
 
-func (e *Enforcer) exec() *hook.Exec {
+func (e *Enforcer) exec() *proc.Exec {
 	if e.Exec != nil {
 		return e.Exec
 	}
-	return &hook.Exec{}
+	return &proc.Exec{}
 }
 
 // sense runs the sensors matching path and returns their findings.
@@ -168,7 +168,7 @@ func (e *Enforcer) sense(ctx context.Context, path string) string {
 			env = environ()
 		}
 		env = append(env[:len(env):len(env)], "REIN_FILE="+rel, "REIN_PROJECT_DIR="+e.Workdir)
-		o := e.exec().Run(ctx, hook.Command{Command: strings.ReplaceAll(s.Command, "{file}", shellQuote(rel)), Dir: e.Workdir, Env: env, Timeout: t})
+		o := e.exec().Run(ctx, proc.Command{Command: strings.ReplaceAll(s.Command, "{file}", shellQuote(rel)), Dir: e.Workdir, Env: env, Timeout: t})
 		var finding string
 		switch {
 		case o.StartErr != nil:
@@ -204,7 +204,7 @@ func (e *Enforcer) runGate(ctx context.Context) (tool.Result, bool) {
 	if env == nil {
 		env = environ()
 	}
-	o := e.exec().Run(ctx, hook.Command{Command: e.Gate.Command, Dir: e.Workdir, Env: env, Timeout: t})
+	o := e.exec().Run(ctx, proc.Command{Command: e.Gate.Command, Dir: e.Workdir, Env: env, Timeout: t})
 	var why string
 	switch {
 	case o.Cancelled:

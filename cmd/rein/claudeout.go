@@ -5,7 +5,7 @@ import (
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/coding/claudecode"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 )
 
 // claudeMeta gathers what Claude Code's output formats print about a
@@ -18,7 +18,7 @@ func claudeMeta(a *coding.Agent, start time.Time) claudecode.Meta {
 		m.SessionID, m.SessionFile = s.ID(), s.Path()
 	}
 	for _, name := range h.ActiveTools() {
-		cc, _ := hook.ClaudeTool(name, []byte("{}"), "")
+		cc, _ := command.ClaudeTool(name, []byte("{}"), "")
 		m.Tools = append(m.Tools, cc)
 	}
 	if f := a.Found(); f != nil {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -161,7 +161,7 @@ func (w *Writer) assistant(m *llm.Message) map[string]any {
 		case llm.ContentThinking:
 			msg.Content = append(msg.Content, block{Type: "thinking", Thinking: c.Text, Signature: c.Signature})
 		case llm.ContentToolCall:
-			name, input := hook.ClaudeTool(c.Name, c.Arguments, w.meta.Cwd)
+			name, input := command.ClaudeTool(c.Name, c.Arguments, w.meta.Cwd)
 			msg.Content = append(msg.Content, block{Type: "tool_use", ID: c.ID, Name: name, Input: input})
 		}
 	}
@@ -174,7 +174,7 @@ func (w *Writer) toolResult(m *llm.Message) map[string]any {
 	out := map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": content},
 		"parent_tool_use_id": nil, "session_id": w.meta.SessionID, "uuid": newUUID()}
 	if m.ToolName == "bash" {
-		stdout, interrupted := hook.BashOutput(text)
+		stdout, interrupted := command.BashOutput(text)
 		out["tool_use_result"] = map[string]any{"stdout": stdout, "stderr": "", "interrupted": interrupted, "isImage": false}
 	}
 	return out

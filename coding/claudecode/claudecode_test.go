@@ -8,7 +8,7 @@ import (
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -22,7 +22,7 @@ func TestBashOutput(t *testing.T) {
 		{"a\nb\nkilled by signal TERM\n", "a\nb", true},
 		{"no status line", "no status line", false},
 	} {
-		out, intr := hook.BashOutput(tc.in)
+		out, intr := command.BashOutput(tc.in)
 		if out != tc.out || intr != tc.interrupted {
 			t.Errorf("%q: %q %v", tc.in, out, intr)
 		}

@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
 )
@@ -41,10 +42,10 @@ func TestClaudeHookFields(t *testing.T) {
 // Stop hooks get the model's last reply as last_assistant_message.
 func TestStopLastAssistantMessage(t *testing.T) {
 	c, _ := commands(t, `{"Stop":[{"hooks":[{"type":"command","command":"cat > \"$CLAUDE_PROJECT_DIR/in.json\""}]}]}`)
-	h := New()
+	h := hook.New()
 	defer c.Install(h)()
 	msg := llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("All tests pass.")}}
-	if _, err := h.RunAgentStop(context.Background(), &AgentStopEvent{Reason: "completed", Message: &msg}); err != nil {
+	if _, err := h.RunAgentStop(context.Background(), &hook.AgentStopEvent{Reason: "completed", Message: &msg}); err != nil {
 		t.Fatal(err)
 	}
 	if in := hookInput(t, c); in["last_assistant_message"] != "All tests pass." {

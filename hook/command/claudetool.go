@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"encoding/json"

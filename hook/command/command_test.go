@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"context"
@@ -10,19 +10,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/internal/proc"
 	"github.com/reinhq/rein/tool"
 )
 
-// commands builds Commands from a hooks object, in a temporary project.
-func commands(t testing.TB, hooksJSON string) (*Commands, *[]Report) {
+// commands builds Runner from a hooks object, in a temporary project.
+func commands(t testing.TB, hooksJSON string) (*Runner, *[]Report) {
 	t.Helper()
-	cfg := CommandConfig{}
+	cfg := Config{}
 	if _, err := cfg.AddFile("settings.json", json.RawMessage(hooksJSON)); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var reports []Report
-	c := &Commands{Config: cfg, ProjectDir: t.TempDir(), SessionID: "s1", TranscriptPath: "/tmp/t.jsonl",
+	c := &Runner{Config: cfg, ProjectDir: t.TempDir(), SessionID: "s1", TranscriptPath: "/tmp/t.jsonl",
 		Report: func(r Report) { mu.Lock(); reports = append(reports, r); mu.Unlock() }}
 	return c, &reports
 }
@@ -114,7 +116,7 @@ func TestBadHooksAreReportedNeverHang(t *testing.T) {
 				hooks = strings.Replace(hooks, `"timeout":5`, `"timeout":0.3`, 1)
 			}
 			c, reports := commands(t, hooks)
-			c.Exec = &Exec{Grace: 200 * time.Millisecond}
+			c.Exec = &proc.Exec{Grace: 200 * time.Millisecond}
 			done := make(chan ToolVerdict)
 			go func() { done <- c.PreToolUse(context.Background(), bashCall, "") }()
 			select {
@@ -165,7 +167,7 @@ func TestMatchers(t *testing.T) {
 			t.Errorf("%q on %v: %v", tc.matcher, tc.names, got)
 		}
 	}
-	cfg := CommandConfig{}
+	cfg := Config{}
 	if _, err := cfg.AddFile("/p/.claude/settings.json", json.RawMessage(`{"PreToolUse":[{"matcher":"(","hooks":[{"type":"command","command":"x"}]}]}`)); err == nil || !strings.Contains(err.Error(), "/p/.claude/settings.json") {
 		t.Errorf("bad matcher: %v", err)
 	}
@@ -178,15 +180,15 @@ func TestMatchers(t *testing.T) {
 func TestStopHookBlocksWithCap(t *testing.T) {
 	c, reports := commands(t, `{"Stop":[{"hooks":[{"type":"command","command":"cat >> \"$CLAUDE_PROJECT_DIR/stops\"; echo >> \"$CLAUDE_PROJECT_DIR/stops\"; echo 'tests still fail' >&2; exit 2"}]}]}`)
 	c.MaxStopBlocks = 2
-	h := New()
+	h := hook.New()
 	defer c.Install(h)()
 	ctx := context.Background()
-	if _, err := h.RunBeforeAgentStart(ctx, &BeforeAgentStartEvent{}); err != nil {
+	if _, err := h.RunBeforeAgentStart(ctx, &hook.BeforeAgentStartEvent{}); err != nil {
 		t.Fatal(err)
 	}
 	var blocks []bool
 	for range 3 {
-		r, err := h.RunAgentStop(ctx, &AgentStopEvent{Reason: "completed"})
+		r, err := h.RunAgentStop(ctx, &hook.AgentStopEvent{Reason: "completed"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +252,7 @@ func TestSetSession(t *testing.T) {
 
 // hookInput reads what a hook wrote of its stdin to in.json in the
 // project directory.
-func hookInput(t *testing.T, c *Commands) map[string]any {
+func hookInput(t *testing.T, c *Runner) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(c.ProjectDir, "in.json"))
 	if err != nil {

@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"bytes"
@@ -10,49 +10,49 @@ import (
 	"time"
 )
 
-// CommandEvent names an event of external command hooks, as Claude
+// Event names an event of external command hooks, as Claude
 // Code's settings files do.
-type CommandEvent string
+type Event string
 
 // Command hook events.
 const (
-	PreToolUse       CommandEvent = "PreToolUse"
-	PostToolUse      CommandEvent = "PostToolUse"
-	UserPromptSubmit CommandEvent = "UserPromptSubmit"
-	Stop             CommandEvent = "Stop"
-	SubagentStart    CommandEvent = "SubagentStart"
-	SubagentStop     CommandEvent = "SubagentStop"
-	SessionStart     CommandEvent = "SessionStart"
-	SessionEnd       CommandEvent = "SessionEnd"
-	PreCompact       CommandEvent = "PreCompact"
-	Notification     CommandEvent = "Notification"
+	PreToolUse       Event = "PreToolUse"
+	PostToolUse      Event = "PostToolUse"
+	UserPromptSubmit Event = "UserPromptSubmit"
+	Stop             Event = "Stop"
+	SubagentStart    Event = "SubagentStart"
+	SubagentStop     Event = "SubagentStop"
+	SessionStart     Event = "SessionStart"
+	SessionEnd       Event = "SessionEnd"
+	PreCompact       Event = "PreCompact"
+	Notification     Event = "Notification"
 )
 
-// CommandEvents lists the events rein runs command hooks at.
-func CommandEvents() []CommandEvent {
-	return []CommandEvent{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
+// Events lists the events rein runs command hooks at.
+func Events() []Event {
+	return []Event{PreToolUse, PostToolUse, UserPromptSubmit, Stop, SubagentStart, SubagentStop, SessionStart, SessionEnd, PreCompact, Notification}
 }
 
-// DefaultCommandTimeout bounds a command hook that sets no timeout, as
+// DefaultTimeout bounds a command hook that sets no timeout, as
 // in Claude Code.
-const DefaultCommandTimeout = 600 * time.Second
+const DefaultTimeout = 600 * time.Second
 
-// CommandHook is one external command.
-type CommandHook struct {
+// Hook is one external command.
+type Hook struct {
 	// Type must be "command"; Claude Code's other types (http, prompt,
 	// agent, mcp_tool) are skipped with a warning.
 	Type    string `json:"type"`
 	Command string `json:"command"`
-	// Timeout in seconds; zero means DefaultCommandTimeout.
+	// Timeout in seconds; zero means DefaultTimeout.
 	Timeout float64 `json:"timeout"`
 
 	// Source is the settings file the hook came from.
 	Source string `json:"-"`
 }
 
-func (c CommandHook) timeout() time.Duration {
+func (c Hook) timeout() time.Duration {
 	if c.Timeout <= 0 {
-		return DefaultCommandTimeout
+		return DefaultTimeout
 	}
 	return time.Duration(c.Timeout * float64(time.Second))
 }
@@ -64,8 +64,8 @@ type MatcherGroup struct {
 	// the trigger of PreCompact: empty or "*" matches
 	// everything, names separated by | match exactly, anything else is a
 	// regular expression that must match the whole name.
-	Matcher string        `json:"matcher"`
-	Hooks   []CommandHook `json:"hooks"`
+	Matcher string `json:"matcher"`
+	Hooks   []Hook `json:"hooks"`
 
 	names []string
 	re    *regexp.Regexp
@@ -105,12 +105,12 @@ func (g *MatcherGroup) matches(names ...string) bool {
 	return false
 }
 
-// CommandConfig holds the command hooks of every settings file, in file
+// Config holds the command hooks of every settings file, in file
 // order.
-type CommandConfig map[CommandEvent][]MatcherGroup
+type Config map[Event][]MatcherGroup
 
 // Empty reports whether no hook is configured.
-func (c CommandConfig) Empty() bool {
+func (c Config) Empty() bool {
 	for _, gs := range c {
 		for _, g := range gs {
 			if len(g.Hooks) > 0 {
@@ -126,7 +126,7 @@ func (c CommandConfig) Empty() bool {
 // (an empty command, a matcher that does not compile, a wrong shape) are
 // an error naming the file; hook types and events rein does not run are
 // returned as warnings.
-func (c CommandConfig) AddFile(file string, raw json.RawMessage) (warnings []string, err error) {
+func (c Config) AddFile(file string, raw json.RawMessage) (warnings []string, err error) {
 	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 		return nil, nil
 	}
@@ -134,7 +134,7 @@ func (c CommandConfig) AddFile(file string, raw json.RawMessage) (warnings []str
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("hooks in %s: want {\"EVENT\": [{\"matcher\": …, \"hooks\": [{\"type\": \"command\", \"command\": …}]}]}: %v", file, err)
 	}
-	known := CommandEvents()
+	known := Events()
 	events := make([]string, 0, len(doc))
 	for ev := range doc {
 		events = append(events, ev)
@@ -142,7 +142,7 @@ func (c CommandConfig) AddFile(file string, raw json.RawMessage) (warnings []str
 	slices.Sort(events)
 	for _, ev := range events {
 		groups := doc[ev]
-		if !slices.Contains(known, CommandEvent(ev)) {
+		if !slices.Contains(known, Event(ev)) {
 			warnings = append(warnings, fmt.Sprintf("hooks in %s: rein does not run %s hooks; they are ignored", file, ev))
 			continue
 		}
@@ -151,7 +151,7 @@ func (c CommandConfig) AddFile(file string, raw json.RawMessage) (warnings []str
 			if err := g.compile(); err != nil {
 				return warnings, fmt.Errorf("hooks in %s: %s[%d]: %v", file, ev, gi, err)
 			}
-			var keep []CommandHook
+			var keep []Hook
 			for hi, h := range g.Hooks {
 				if h.Type != "command" && h.Type != "" {
 					warnings = append(warnings, fmt.Sprintf("hooks in %s: %s[%d].hooks[%d]: rein runs only \"command\" hooks, not %q; skipped", file, ev, gi, hi, h.Type))
@@ -167,7 +167,7 @@ func (c CommandConfig) AddFile(file string, raw json.RawMessage) (warnings []str
 				keep = append(keep, h)
 			}
 			g.Hooks = keep
-			c[CommandEvent(ev)] = append(c[CommandEvent(ev)], g)
+			c[Event(ev)] = append(c[Event(ev)], g)
 		}
 	}
 	return warnings, nil
@@ -175,8 +175,8 @@ func (c CommandConfig) AddFile(file string, raw json.RawMessage) (warnings []str
 
 // hooksFor returns the hooks of ev whose matcher matches one of names,
 // without duplicate commands.
-func (c CommandConfig) hooksFor(ev CommandEvent, names ...string) []CommandHook {
-	var out []CommandHook
+func (c Config) hooksFor(ev Event, names ...string) []Hook {
+	var out []Hook
 	seen := map[string]bool{}
 	for i := range c[ev] {
 		g := &c[ev][i]

@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/tool"
 )
 
@@ -26,7 +27,7 @@ type ToolVerdict struct {
 // PreToolUse runs the PreToolUse hooks matching the call's tool (by rein's
 // name and by Claude Code's name for it: bash and Bash). mode is the
 // permission mode in Claude Code's words.
-func (c *Commands) PreToolUse(ctx context.Context, call *tool.Call, mode string) ToolVerdict {
+func (c *Runner) PreToolUse(ctx context.Context, call *tool.Call, mode string) ToolVerdict {
 	if !c.Has(PreToolUse) {
 		return ToolVerdict{}
 	}
@@ -56,7 +57,7 @@ const NotePostToolUse = "hook:post_tool_use"
 // false ends the run after the batch. Install runs the same hooks as a
 // typed tool_result handler instead, so that they sit where the other
 // hooks do; use one or the other.
-func (c *Commands) ToolMiddleware() tool.Middleware {
+func (c *Runner) ToolMiddleware() tool.Middleware {
 	return func(next tool.Handler) tool.Handler {
 		if !c.Has(PostToolUse) {
 			return next
@@ -79,7 +80,7 @@ func (c *Commands) ToolMiddleware() tool.Middleware {
 // postToolUse runs the PostToolUse hooks on a call's result and returns
 // the patch: the feedback and context appended to the content, a note,
 // and the stop reason of a hook that said "continue": false.
-func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Result) ToolResultResult {
+func (c *Runner) postToolUse(ctx context.Context, call *tool.Call, res tool.Result) hook.ToolResultResult {
 	name, input := claudeTool(reinName(call), call.Args, c.ProjectDir)
 	resp, _ := json.Marshal(toolResponse(reinName(call), input, res))
 	v := c.Run(ctx, Input{HookEventName: PostToolUse, ToolName: name, ToolInput: input, ToolUseID: call.ID, ToolResponse: resp,
@@ -94,7 +95,7 @@ func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Re
 		}
 		add += v.Context
 	}
-	var p ToolResultResult
+	var p hook.ToolResultResult
 	if add != "" {
 		p.Content = append(slices.Clone(res.Content), tool.Text("\n\n"+add).Content...)
 		p.Notes = []string{NotePostToolUse}
@@ -108,34 +109,34 @@ func (c *Commands) postToolUse(ctx context.Context, call *tool.Call, res tool.Re
 // UserPromptSubmit runs the UserPromptSubmit hooks on a prompt. A
 // Decision of "block" means the prompt must not reach the model (Reason
 // says why); Context is added to the conversation with the prompt.
-func (c *Commands) UserPromptSubmit(ctx context.Context, prompt string) Verdict {
+func (c *Runner) UserPromptSubmit(ctx context.Context, prompt string) Verdict {
 	return c.Run(ctx, Input{HookEventName: UserPromptSubmit, Prompt: prompt})
 }
 
 // SessionStart runs the SessionStart hooks; source is startup, resume,
 // clear or compact. Context is for the model.
-func (c *Commands) SessionStart(ctx context.Context, source string) Verdict {
+func (c *Runner) SessionStart(ctx context.Context, source string) Verdict {
 	return c.Run(ctx, Input{HookEventName: SessionStart, Source: source}, source)
 }
 
 // SessionEnd runs the SessionEnd hooks; reason is clear, logout,
 // prompt_input_exit or other.
-func (c *Commands) SessionEnd(ctx context.Context, reason string) {
+func (c *Runner) SessionEnd(ctx context.Context, reason string) {
 	c.Run(ctx, Input{HookEventName: SessionEnd, Reason: reason}, reason)
 }
 
 // Notify runs the Notification hooks with a message.
-func (c *Commands) Notify(ctx context.Context, message string) {
+func (c *Runner) Notify(ctx context.Context, message string) {
 	c.Run(ctx, Input{HookEventName: Notification, Message: message})
 }
 
 // Install registers the Stop (SubagentStop in a sub-agent's session, see
-// Commands.AgentID), PostToolUse and PreCompact command hooks on h (PostToolUse as a tool_result handler, see ToolMiddleware): a Stop
+// Runner.AgentID), PostToolUse and PreCompact command hooks on h (PostToolUse as a tool_result handler, see ToolMiddleware): a Stop
 // hook that blocks keeps the agent going with its reason, and the next
 // Stop call has stop_hook_active set; after MaxStopBlocks blocks in a row
 // the agent may stop. A PreCompact hook that blocks cancels the
 // compaction. The returned function removes them.
-func (c *Commands) Install(h *Hooks) (remove func()) {
+func (c *Runner) Install(h *hook.Hooks) (remove func()) {
 	var removes []func()
 	stop := Stop
 	if c.AgentID != "" {
@@ -143,13 +144,13 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 	}
 	if c.Has(stop) {
 		removes = append(removes,
-			h.OnBeforeAgentStart(func(context.Context, *BeforeAgentStartEvent) (BeforeAgentStartResult, error) {
+			h.OnBeforeAgentStart(func(context.Context, *hook.BeforeAgentStartEvent) (hook.BeforeAgentStartResult, error) {
 				c.mu.Lock()
 				c.stopBlocks = 0
 				c.mu.Unlock()
-				return BeforeAgentStartResult{}, nil
-			}, Name("command hooks: reset Stop")),
-			h.OnAgentStop(func(ctx context.Context, e *AgentStopEvent) (AgentStopResult, error) {
+				return hook.BeforeAgentStartResult{}, nil
+			}, hook.Name("command hooks: reset Stop")),
+			h.OnAgentStop(func(ctx context.Context, e *hook.AgentStopEvent) (hook.AgentStopResult, error) {
 				c.mu.Lock()
 				n := c.stopBlocks
 				c.mu.Unlock()
@@ -171,7 +172,7 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 					c.mu.Lock()
 					c.stopBlocks = 0
 					c.mu.Unlock()
-					return AgentStopResult{}, nil
+					return hook.AgentStopResult{}, nil
 				}
 				max := c.MaxStopBlocks
 				if max <= 0 {
@@ -182,28 +183,28 @@ func (c *Commands) Install(h *Hooks) (remove func()) {
 					c.mu.Lock()
 					c.stopBlocks = 0
 					c.mu.Unlock()
-					return AgentStopResult{}, nil
+					return hook.AgentStopResult{}, nil
 				}
 				c.mu.Lock()
 				c.stopBlocks = n + 1
 				c.mu.Unlock()
-				return AgentStopResult{Block: true, Message: v.Reason}, nil
-			}, Name("command hooks: Stop")))
+				return hook.AgentStopResult{Block: true, Message: v.Reason}, nil
+			}, hook.Name("command hooks: Stop")))
 	}
 	if c.Has(PostToolUse) {
-		removes = append(removes, h.OnToolResult(func(ctx context.Context, e *ToolResultEvent) (ToolResultResult, error) {
+		removes = append(removes, h.OnToolResult(func(ctx context.Context, e *hook.ToolResultEvent) (hook.ToolResultResult, error) {
 			return c.postToolUse(ctx, e.Call, e.Result), nil
-		}, Name("command hooks: PostToolUse")))
+		}, hook.Name("command hooks: PostToolUse")))
 	}
 	if c.Has(PreCompact) {
-		removes = append(removes, h.OnBeforeCompaction(func(ctx context.Context, e *CompactionEvent) (SummaryResult, error) {
+		removes = append(removes, h.OnBeforeCompaction(func(ctx context.Context, e *hook.CompactionEvent) (hook.SummaryResult, error) {
 			empty := ""
 			v := c.Run(ctx, Input{HookEventName: PreCompact, Trigger: "manual", Instructions: &empty}, "manual")
 			if v.Decision == "block" {
-				return SummaryResult{Cancel: true, Reason: v.Reason}, nil
+				return hook.SummaryResult{Cancel: true, Reason: v.Reason}, nil
 			}
-			return SummaryResult{}, nil
-		}, Name("command hooks: PreCompact")))
+			return hook.SummaryResult{}, nil
+		}, hook.Name("command hooks: PreCompact")))
 	}
 	return func() {
 		for _, r := range removes {

@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"bytes"
@@ -8,16 +8,18 @@ import (
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/reinhq/rein/internal/proc"
 )
 
-// Commands runs external command hooks the way Claude Code does: the
+// Runner runs external command hooks the way Claude Code does: the
 // event as JSON on stdin, CLAUDE_PROJECT_DIR and REIN_PROJECT_DIR in the
 // environment, exit status 0 for success, 2 to block (stderr is the
 // reason), anything else a non-blocking error shown to the user, and
 // optional JSON on stdout (see Output). The hooks matching one event run
 // in parallel; identical commands run once. Safe for concurrent use.
-type Commands struct {
-	Config CommandConfig
+type Runner struct {
+	Config Config
 	// ProjectDir is the workspace: the hooks' working directory and
 	// CLAUDE_PROJECT_DIR.
 	ProjectDir string
@@ -26,7 +28,7 @@ type Commands struct {
 	// run, change them only with SetSession.
 	SessionID, TranscriptPath string
 	// Exec runs the commands; nil means a zero Exec.
-	Exec *Exec
+	Exec *proc.Exec
 	// Env is the base environment; nil means the process's.
 	Env []string
 	// Report receives what the user should see: non-blocking errors,
@@ -61,7 +63,7 @@ const DefaultMaxStopBlocks = 5
 
 // Report is a message about a hook for the user.
 type Report struct {
-	Event   CommandEvent
+	Event   Event
 	Command string
 	Source  string
 	// Error is set for failures (exit status other than 0 and 2, a
@@ -117,7 +119,7 @@ type Input struct {
 	SessionID      string          `json:"session_id"`
 	TranscriptPath string          `json:"transcript_path"`
 	Cwd            string          `json:"cwd"`
-	HookEventName  CommandEvent    `json:"hook_event_name"`
+	HookEventName  Event           `json:"hook_event_name"`
 	PermissionMode string          `json:"permission_mode,omitempty"`
 	ToolName       string          `json:"tool_name,omitempty"`
 	ToolInput      json.RawMessage `json:"tool_input,omitempty"`
@@ -150,14 +152,14 @@ type ReinTool struct {
 }
 
 // Has reports whether any hook is configured for ev.
-func (c *Commands) Has(ev CommandEvent) bool {
+func (c *Runner) Has(ev Event) bool {
 	return c != nil && len(c.Config[ev]) > 0
 }
 
 // SetSession changes the session the hooks are told about, as when the
 // conversation moves to a fork. Safe while hooks run: a hook already
 // started keeps the old values.
-func (c *Commands) SetSession(id, transcript string) {
+func (c *Runner) SetSession(id, transcript string) {
 	c.mu.Lock()
 	c.SessionID, c.TranscriptPath = id, transcript
 	c.mu.Unlock()
@@ -166,7 +168,7 @@ func (c *Commands) SetSession(id, transcript string) {
 // Run runs the hooks of in.HookEventName that match names and folds
 // their results. It returns when every hook has ended (each is bounded
 // by its timeout) or ctx ends.
-func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
+func (c *Runner) Run(ctx context.Context, in Input, names ...string) Verdict {
 	var v Verdict
 	if c == nil {
 		return v
@@ -211,7 +213,7 @@ type result struct {
 	stopWhy  string
 }
 
-func (c *Commands) env(ctx context.Context) []string {
+func (c *Runner) env(ctx context.Context) []string {
 	env := c.Env
 	if env == nil {
 		env = os.Environ()
@@ -225,18 +227,18 @@ func (c *Commands) env(ctx context.Context) []string {
 	return env
 }
 
-func (c *Commands) report(r Report) {
+func (c *Runner) report(r Report) {
 	if c.Report != nil {
 		c.Report(r)
 	}
 }
 
-func (c *Commands) runOne(ctx context.Context, ev CommandEvent, h CommandHook, stdin []byte) result {
+func (c *Runner) runOne(ctx context.Context, ev Event, h Hook, stdin []byte) result {
 	x := c.Exec
 	if x == nil {
-		x = &Exec{}
+		x = &proc.Exec{}
 	}
-	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(ctx), Stdin: stdin, Timeout: h.timeout()})
+	o := x.Run(ctx, proc.Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(ctx), Stdin: stdin, Timeout: h.timeout()})
 	rep := Report{Event: ev, Command: h.Command, Source: h.Source, Error: true}
 	stderr := strings.TrimSpace(string(o.Stderr))
 	switch {
@@ -328,7 +330,7 @@ func (c *Commands) runOne(ctx context.Context, ev CommandEvent, h CommandHook, s
 }
 
 // blocked interprets exit status 2 per event.
-func (c *Commands) blocked(ev CommandEvent, stderr string, rep Report) result {
+func (c *Runner) blocked(ev Event, stderr string, rep Report) result {
 	switch ev {
 	case PreToolUse:
 		return result{decision: "deny", reason: stderr}
@@ -346,7 +348,7 @@ func (c *Commands) blocked(ev CommandEvent, stderr string, rep Report) result {
 	return result{}
 }
 
-func fold(ev CommandEvent, rs []result) Verdict {
+func fold(ev Event, rs []result) Verdict {
 	var v Verdict
 	rank := map[string]int{"deny": 3, "block": 3, "ask": 2, "allow": 1}
 	var reasons, contexts, stops []string

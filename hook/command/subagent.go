@@ -1,4 +1,4 @@
-package hook
+package command
 
 import "context"
 
@@ -7,8 +7,8 @@ import "context"
 // Code's, these hooks cannot block: Context (their additionalContext) is
 // for the sub-agent, to add before its first prompt. The hooks of a
 // child's own session report agent_id and agent_type through
-// Commands.AgentID instead.
-func (c *Commands) SubagentStart(ctx context.Context, agentID, agentType string) Verdict {
+// Runner.AgentID instead.
+func (c *Runner) SubagentStart(ctx context.Context, agentID, agentType string) Verdict {
 	if !c.Has(SubagentStart) {
 		return Verdict{}
 	}
@@ -33,10 +33,10 @@ type SubagentStopInput struct {
 // SubagentStop runs the SubagentStop hooks whose matcher matches the
 // agent type, from the parent's side. A Decision of "block" means the
 // sub-agent must go on, with Reason as its next instruction. A runtime
-// that gives each child its own Commands with AgentID set gets the same
+// that gives each child its own Runner with AgentID set gets the same
 // hooks from Install instead, at the end of the child's run; use one or
 // the other.
-func (c *Commands) SubagentStop(ctx context.Context, in SubagentStopInput) Verdict {
+func (c *Runner) SubagentStop(ctx context.Context, in SubagentStopInput) Verdict {
 	if !c.Has(SubagentStop) {
 		return Verdict{}
 	}

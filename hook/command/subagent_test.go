@@ -1,4 +1,4 @@
-package hook
+package command
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinhq/rein/hook"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tool"
 )
@@ -74,10 +75,10 @@ func TestChildHooksCarryAgent(t *testing.T) {
 	if s := string(b); !strings.Contains(s, `"agent_id":"a-7"`) || !strings.Contains(s, `"agent_type":"explore"`) {
 		t.Fatalf("PreToolUse in a child: %s", s)
 	}
-	h := New()
+	h := hook.New()
 	defer c.Install(h)()
 	msg := llm.Message{Role: llm.RoleAssistant, Content: []llm.Content{llm.Text("done")}}
-	if _, err := h.RunAgentStop(context.Background(), &AgentStopEvent{Reason: "completed", Message: &msg}); err != nil {
+	if _, err := h.RunAgentStop(context.Background(), &hook.AgentStopEvent{Reason: "completed", Message: &msg}); err != nil {
 		t.Fatal(err)
 	}
 	in := hookInput(t, c)
@@ -89,9 +90,9 @@ func TestChildHooksCarryAgent(t *testing.T) {
 	}
 	// The parent (no AgentID) runs Stop and sends no agent fields.
 	p, _ := commands(t, `{"Stop":[{"hooks":[{"type":"command","command":"`+saveInput+`"}]}]}`)
-	hp := New()
+	hp := hook.New()
 	defer p.Install(hp)()
-	if _, err := hp.RunAgentStop(context.Background(), &AgentStopEvent{Reason: "completed", Message: &msg}); err != nil {
+	if _, err := hp.RunAgentStop(context.Background(), &hook.AgentStopEvent{Reason: "completed", Message: &msg}); err != nil {
 		t.Fatal(err)
 	}
 	if in := hookInput(t, p); in["hook_event_name"] != "Stop" || in["agent_id"] != nil {

@@ -1,18 +1,17 @@
-package hook
+package proc
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/reinhq/rein/internal/proc"
 	"os/exec"
 	"time"
 )
 
-// Exec starts the external commands of hooks, sensors and the commit
-// gate: the one place rein runs them, so that a sandbox can wrap them.
-// Each command runs as "sh -c COMMAND" in a process group of its own
-// (internal/proc), which is stopped (SIGTERM, then SIGKILL after Grace)
+// Exec runs shell command lines for command hooks, sensors and the
+// commit gate: the one place rein runs them, so that a sandbox can wrap
+// them. Each command runs as "sh -c COMMAND" in a process group of its
+// own (Prepare), which is stopped (Stop: SIGTERM, then SIGKILL after Grace)
 // when the command times out or ctx ends. Output beyond MaxOutput per stream is drained
 // and dropped, so a command that prints without end never blocks nor
 // fills memory. The zero value is ready to use; safe for concurrent use.
@@ -25,15 +24,13 @@ type Exec struct {
 	// DefaultMaxOutput.
 	MaxOutput int
 	// Grace is the time between SIGTERM and SIGKILL; zero means
-	// DefaultGrace (proc.DefaultGrace).
+	// DefaultGrace.
 	Grace time.Duration
 }
 
-// Defaults of Exec.
-const (
-	DefaultMaxOutput = 1 << 20
-	DefaultGrace     = proc.DefaultGrace
-)
+// DefaultMaxOutput is what Exec keeps of each output stream when
+// MaxOutput is zero.
+const DefaultMaxOutput = 1 << 20
 
 // Command is one command to run.
 type Command struct {
@@ -96,7 +93,7 @@ func (x *Exec) Run(ctx context.Context, c Command) Outcome {
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	cmd.Stdin = bytes.NewReader(c.Stdin)
 	cmd.Stdout, cmd.Stderr = out, errb
-	proc.Prepare(cmd)
+	Prepare(cmd)
 	// Grandchildren that leave the group may keep the pipes open; stop
 	// waiting for them shortly after the command itself has exited.
 	cmd.WaitDelay = grace
@@ -124,10 +121,10 @@ func (x *Exec) Run(ctx context.Context, c Command) Outcome {
 	case <-exited:
 	case <-timeout:
 		o.TimedOut = true
-		proc.Stop(cmd.Process.Pid, exited, grace)
+		Stop(cmd.Process.Pid, exited, grace)
 	case <-ctx.Done():
 		o.Cancelled = true
-		proc.Stop(cmd.Process.Pid, exited, grace)
+		Stop(cmd.Process.Pid, exited, grace)
 	}
 	<-exited
 	o.Duration = time.Since(start)
