@@ -14,6 +14,7 @@ import (
 
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // BenchmarkDecode measures decoding throughput: SSE framing, the event
@@ -39,7 +40,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			var rd bytes.Reader
 			r := sse.NewReader(&rd)
-			cpu0 := cpuTime()
+			cpu0, _ := llmtest.CPUTime()
 			for b.Loop() {
 				rd.Reset(body)
 				r.Reset(&rd)
@@ -51,7 +52,8 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(events*b.N)/b.Elapsed().Seconds(), "events/s")
-			if cpu := cpuTime() - cpu0; cpu > 0 {
+			if cpu1, ok := llmtest.CPUTime(); ok && cpu1 > cpu0 {
+				cpu := cpu1 - cpu0
 				b.ReportMetric(float64(events*b.N)/cpu.Seconds(), "events/cpu-s")
 			}
 		})
@@ -126,7 +128,7 @@ func BenchmarkTurn(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	serverNs.Store(0)
-	cpu0 := cpuTime()
+	cpu0, _ := llmtest.CPUTime()
 	for b.Loop() {
 		var final *llm.Message
 		for ev, err := range c.Stream(ctx, req) {
@@ -144,7 +146,8 @@ func BenchmarkTurn(b *testing.B) {
 	harness := b.Elapsed() - time.Duration(serverNs.Load())
 	b.ReportMetric(float64(harness.Microseconds())/float64(b.N), "harness-µs/turn")
 	b.ReportMetric(float64(serverNs.Load())/1e3/float64(b.N), "server-µs/turn")
-	if cpu := cpuTime() - cpu0; cpu > 0 {
+	if cpu1, ok := llmtest.CPUTime(); ok && cpu1 > cpu0 {
+		cpu := cpu1 - cpu0
 		// CPU of client and server together: an upper bound of the
 		// harness's own CPU cost that waiting for a core does not inflate.
 		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/turn")

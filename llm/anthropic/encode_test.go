@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 func encodeView(t *testing.T, req *llm.Request) (payloadView, string) {
@@ -97,12 +98,12 @@ func TestInvalidRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, streamBody(nil, 0))
+			srv := llmtest.NewServer(t, llmtest.SSE(nil, 0))
 			_, le := failing(t, newClient(srv.URL, Options{}), tt.req)
 			if le.Code != llm.CodeFormat || !strings.Contains(le.Message, tt.msg) {
 				t.Errorf("error %v", le)
 			}
-			if len(srv.requests()) != 0 {
+			if len(srv.Paths()) != 0 {
 				t.Error("an invalid request was sent")
 			}
 		})
@@ -237,7 +238,7 @@ func TestThinkingFromElsewhere(t *testing.T) {
 }
 
 func TestExtraMetadataAndOnPayload(t *testing.T) {
-	srv := newServer(t, streamBody(replayBody(t, "lcgo-opus3-text.sse"), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(replayBody(t, "lcgo-opus3-text.sse"), 0))
 	temp := 0.3
 	var seen []byte
 	req := &llm.Request{Model: sonnet, Temperature: &temp, Messages: []llm.Message{llm.UserText("<b>&</b>")},
@@ -253,7 +254,7 @@ func TestExtraMetadataAndOnPayload(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent map[string]any
-	if err := json.Unmarshal(srv.lastBody(), &sent); err != nil {
+	if err := json.Unmarshal(srv.LastBody(t), &sent); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := sent["temperature"]; ok {
@@ -265,16 +266,16 @@ func TestExtraMetadataAndOnPayload(t *testing.T) {
 	if d := cmp.Diff(map[string]any{"user_id": "u-42"}, sent["metadata"]); d != "" {
 		t.Errorf("metadata (-want +got):\n%s", d)
 	}
-	if !strings.Contains(string(srv.lastBody()), `"text":"<b>&</b>"`) {
-		t.Errorf("text was escaped: %s", srv.lastBody())
+	if !strings.Contains(string(srv.LastBody(t)), `"text":"<b>&</b>"`) {
+		t.Errorf("text was escaped: %s", srv.LastBody(t))
 	}
 
 	boom := errors.New("payload rejected by policy")
 	req.Options.OnPayload = func(context.Context, []byte) ([]byte, error) { return nil, boom }
-	n := len(srv.requests())
+	n := len(srv.Paths())
 	_, le := failing(t, newClient(srv.URL, Options{}), req)
-	if !errors.Is(le, boom) || len(srv.requests()) != n {
-		t.Errorf("error %v, %d requests sent", le, len(srv.requests())-n)
+	if !errors.Is(le, boom) || len(srv.Paths()) != n {
+		t.Errorf("error %v, %d requests sent", le, len(srv.Paths())-n)
 	}
 }
 
@@ -300,11 +301,11 @@ func TestEmptyAndImageContent(t *testing.T) {
 // TestNoKeyNoHeader checks that a client without credentials sends none,
 // for local servers that need none.
 func TestNoKeyNoHeader(t *testing.T) {
-	srv := newServer(t, streamBody(replayBody(t, "lcgo-opus3-text.sse"), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(replayBody(t, "lcgo-opus3-text.sse"), 0))
 	if _, _, err := run(t, context.Background(), newClient(srv.URL, Options{}), userReq(sonnet, "hi")); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := srv.lastHeader()[http.CanonicalHeaderKey("x-api-key")]; ok {
+	if _, ok := srv.LastHeader()[http.CanonicalHeaderKey("x-api-key")]; ok {
 		t.Error("x-api-key sent without a key")
 	}
 }

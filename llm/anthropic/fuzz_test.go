@@ -35,7 +35,7 @@ func seedBodies(tb testing.TB) []llmtest.Input {
 	for _, file := range files {
 		in = append(in, llmtest.Input{Name: filepath.Base(file), Body: readFile(tb, filepath.Base(file))})
 	}
-	in = append(in, llmtest.Input{Name: "vercel-sonnet45-tool-no-args.chunks.jsonl", Body: sseFromPayloads(tb, readFile(tb, "payload-only/vercel-sonnet45-tool-no-args.chunks.jsonl"))})
+	in = append(in, llmtest.Input{Name: "vercel-sonnet45-tool-no-args.chunks.jsonl", Body: llmtest.SSEFromJSONL(tb, readFile(tb, "payload-only/vercel-sonnet45-tool-no-args.chunks.jsonl"))})
 	for i, s := range []string{
 		"",
 		"data: {}\n\n",

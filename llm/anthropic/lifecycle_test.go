@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // hanging answers with head and then holds the connection open until the
@@ -50,7 +51,7 @@ func TestStall(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			released := make(chan struct{})
-			srv := newServer(t, hanging(tt.head, released))
+			srv := llmtest.NewServer(t, hanging(tt.head, released))
 			c := newClient(srv.URL, Options{IdleTimeout: 50 * time.Millisecond})
 			msg, le := failing(t, c, userReq(sonnet, "hi"))
 			if le.Code != llm.CodeTimeout || !strings.Contains(le.Message, "stalled") {
@@ -66,7 +67,7 @@ func TestStall(t *testing.T) {
 
 func TestCancelMidStream(t *testing.T) {
 	released := make(chan struct{})
-	srv := newServer(t, hanging(sseOf(t, evStart, evText0, evHel), released))
+	srv := llmtest.NewServer(t, hanging(sseOf(t, evStart, evText0, evHel), released))
 	c := newClient(srv.URL, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -87,7 +88,7 @@ func TestCancelMidStream(t *testing.T) {
 }
 
 func TestCancelBeforeStart(t *testing.T) {
-	srv := newServer(t, streamBody(sseOf(t, evStart), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(sseOf(t, evStart), 0))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	msg, _, err := run(t, ctx, newClient(srv.URL, Options{}), userReq(sonnet, "hi"))
@@ -98,7 +99,7 @@ func TestCancelBeforeStart(t *testing.T) {
 
 func TestBreakReleasesConnection(t *testing.T) {
 	released := make(chan struct{})
-	srv := newServer(t, hanging(sseOf(t, evStart, evText0, evHel), released))
+	srv := llmtest.NewServer(t, hanging(sseOf(t, evStart, evText0, evHel), released))
 	c := newClient(srv.URL, Options{})
 	n := 0
 	for ev := range c.Stream(context.Background(), userReq(sonnet, "hi")) {
@@ -130,7 +131,7 @@ func TestPassThrough(t *testing.T) {
 		`{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"Found it."}}`,
 		`{"type":"content_block_stop","index":3}`,
 		evEndTurn, evMsgStop}
-	srv := newServer(t, streamBody(sseOf(t, events...), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(sseOf(t, events...), 0))
 	c := newClient(srv.URL, Options{})
 	msg, _, err := run(t, context.Background(), c, userReq(sonnet, "hi"))
 	if err != nil {
@@ -156,7 +157,7 @@ func TestPassThrough(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent payloadView
-	if err := json.Unmarshal(srv.lastBody(), &sent); err != nil {
+	if err := json.Unmarshal(srv.LastBody(t), &sent); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -172,7 +173,7 @@ func TestPassThrough(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("assistant blocks sent back (-want +got):\n%s", d)
 	}
-	if strings.Contains(string(srv.lastBody()), "future_event") {
+	if strings.Contains(string(srv.LastBody(t)), "future_event") {
 		t.Error("an unknown event was sent back")
 	}
 }
@@ -192,13 +193,13 @@ func TestPassThroughOnlyToTheSameAPI(t *testing.T) {
 
 func TestRedactedThinkingRoundTrip(t *testing.T) {
 	first := replayed(t, "pai-sonnet45-redacted-thinking.sse")
-	srv := newServer(t, streamBody(replayBody(t, "lcgo-opus3-text.sse"), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(replayBody(t, "lcgo-opus3-text.sse"), 0))
 	req := &llm.Request{Model: sonnet, Thinking: llm.ThinkingLow, Messages: []llm.Message{llm.UserText("trigger"), first, llm.UserText("again")}}
 	if _, _, err := run(t, context.Background(), newClient(srv.URL, Options{}), req); err != nil {
 		t.Fatal(err)
 	}
 	var sent payloadView
-	if err := json.Unmarshal(srv.lastBody(), &sent); err != nil {
+	if err := json.Unmarshal(srv.LastBody(t), &sent); err != nil {
 		t.Fatal(err)
 	}
 	blocks := sent.Messages[1].Content
@@ -219,8 +220,8 @@ func TestConcurrentStreams(t *testing.T) {
 		bodies[w.id] = replayBody(t, w.file)
 		want[w.id] = w.blocks[0].Text
 	}
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		streamBody(bodies[r.Header.Get("X-Want")], 5)(w, r)
+	srv := llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request) {
+		llmtest.SSE(bodies[r.Header.Get("X-Want")], 5)(w, r)
 	})
 	c := newClient(srv.URL, Options{})
 	var wg sync.WaitGroup

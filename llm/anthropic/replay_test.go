@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // block summarises one expected content block. Text is compared exactly
@@ -96,7 +97,7 @@ var replays = []wantReply{
 func replayBody(t testing.TB, file string) []byte {
 	b := readFile(t, file)
 	if strings.HasSuffix(file, ".jsonl") {
-		return sseFromPayloads(t, b)
+		return llmtest.SSEFromJSONL(t, b)
 	}
 	return b
 }
@@ -123,7 +124,7 @@ func TestReplay(t *testing.T) {
 		body := replayBody(t, w.file)
 		for _, chunk := range []int{0, 7} {
 			t.Run(name, func(t *testing.T) {
-				srv := newServer(t, streamBody(body, chunk))
+				srv := llmtest.NewServer(t, llmtest.SSE(body, chunk))
 				c := newClient(srv.URL, Options{APIKey: func(context.Context) (string, error) { return "sk-test-key", nil }})
 				msg, events, err := run(t, context.Background(), c, userReq(sonnet, "hi"))
 				if err != nil {

@@ -10,13 +10,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // replayed returns the assistant message rein builds from a recording,
 // as the agent loop would store it and send it back on the next turn.
 func replayed(t *testing.T, file string) llm.Message {
 	t.Helper()
-	srv := newServer(t, streamBody(replayBody(t, file), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(replayBody(t, file), 0))
 	msg, _, err := run(t, context.Background(), newClient(srv.URL, Options{}), userReq(sonnet, "x"))
 	if err != nil {
 		t.Fatal(err)
@@ -124,12 +125,12 @@ func TestRequestsMatchRecordings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			srv := newServer(t, streamBody(readFile(t, tt.file+".sse"), 0))
+			srv := llmtest.NewServer(t, llmtest.SSE(readFile(t, tt.file+".sse"), 0))
 			c := newClient(srv.URL, Options{})
 			if _, _, err := run(t, context.Background(), c, tt.req(t)); err != nil {
 				t.Fatal(err)
 			}
-			compareRequest(t, readFile(t, tt.file+".request.json"), srv.lastBody(), tt.opts)
+			compareRequest(t, readFile(t, tt.file+".request.json"), srv.LastBody(t), tt.opts)
 		})
 	}
 }
@@ -202,7 +203,7 @@ func walk(v any, f func(map[string]any)) {
 func TestHeadersAndEndpoint(t *testing.T) {
 	for _, base := range []string{"", "/", "/v1", "/v1/", "/v1/messages"} {
 		t.Run(base, func(t *testing.T) {
-			srv := newServer(t, streamBody(replayBody(t, "lcgo-opus3-text.sse"), 0))
+			srv := llmtest.NewServer(t, llmtest.SSE(replayBody(t, "lcgo-opus3-text.sse"), 0))
 			c := newClient(srv.URL+base, Options{
 				APIKey:  func(context.Context) (string, error) { return "sk-from-options", nil },
 				Headers: map[string]string{"X-Client": "opts", "X-Shared": "opts"},
@@ -214,10 +215,10 @@ func TestHeadersAndEndpoint(t *testing.T) {
 			if _, _, err := run(t, context.Background(), c, req); err != nil {
 				t.Fatal(err)
 			}
-			if p := srv.requests(); len(p) != 1 || p[0] != "/v1/messages" {
+			if p := srv.Paths(); len(p) != 1 || p[0] != "/v1/messages" {
 				t.Errorf("paths %q", p)
 			}
-			h := srv.lastHeader()
+			h := srv.LastHeader()
 			want := map[string]string{
 				"X-Api-Key": "sk-from-options", "Anthropic-Version": "2023-06-01", "Content-Type": "application/json",
 				"Accept": "text/event-stream", "X-Client": "opts", "X-Model": "model", "X-Shared": "model", "X-Req": "req", "Anthropic-Beta": "b1",
@@ -232,8 +233,8 @@ func TestHeadersAndEndpoint(t *testing.T) {
 }
 
 func TestRequestKeyAndBaseURLPrecedence(t *testing.T) {
-	wrong := newServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
-	right := newServer(t, streamBody(replayBody(t, "lcgo-opus3-text.sse"), 0))
+	wrong := llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	right := llmtest.NewServer(t, llmtest.SSE(replayBody(t, "lcgo-opus3-text.sse"), 0))
 	calls := 0
 	c := newClient(wrong.URL, Options{APIKey: func(context.Context) (string, error) { calls++; return "sk-from-options", nil }})
 	model := sonnet
@@ -243,13 +244,13 @@ func TestRequestKeyAndBaseURLPrecedence(t *testing.T) {
 	if _, _, err := run(t, context.Background(), c, req); err != nil {
 		t.Fatal(err)
 	}
-	if got := right.lastHeader().Get("x-api-key"); got != "sk-per-request" {
+	if got := right.LastHeader().Get("x-api-key"); got != "sk-per-request" {
 		t.Errorf("x-api-key %q", got)
 	}
 	if calls != 0 {
 		t.Errorf("the options' key source was called %d times although the request had a key", calls)
 	}
-	if len(wrong.requests()) != 0 {
+	if len(wrong.Paths()) != 0 {
 		t.Error("the options' base URL was used although the model had one")
 	}
 	// Without a per-request key, the source is asked on every request.
@@ -259,8 +260,8 @@ func TestRequestKeyAndBaseURLPrecedence(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if calls != 2 || right.lastHeader().Get("x-api-key") != "sk-from-options" {
-		t.Errorf("key source called %d times, header %q", calls, right.lastHeader().Get("x-api-key"))
+	if calls != 2 || right.LastHeader().Get("x-api-key") != "sk-from-options" {
+		t.Errorf("key source called %d times, header %q", calls, right.LastHeader().Get("x-api-key"))
 	}
 }
 
@@ -282,7 +283,7 @@ func TestBaseURLNormalisation(t *testing.T) {
 }
 
 func TestRequestDoesNotModifyInput(t *testing.T) {
-	srv := newServer(t, streamBody(replayBody(t, "lcgo-opus3-text.sse"), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(replayBody(t, "lcgo-opus3-text.sse"), 0))
 	msgs := []llm.Message{
 		llm.UserText("a"),
 		{Role: llm.RoleAssistant, API: llm.APIOpenAIChat, Content: []llm.Content{llm.Thinking("plan", ""), llm.ToolCall("call|1", "read", nil)}},
@@ -297,7 +298,7 @@ func TestRequestDoesNotModifyInput(t *testing.T) {
 	if string(before) != string(after) {
 		t.Errorf("request modified:\n%s\n%s", before, after)
 	}
-	if !strings.Contains(string(srv.lastBody()), `"tool_use_id":"call_1_`) {
-		t.Errorf("tool id not sanitised: %s", srv.lastBody())
+	if !strings.Contains(string(srv.LastBody(t)), `"tool_use_id":"call_1_`) {
+		t.Errorf("tool id not sanitised: %s", srv.LastBody(t))
 	}
 }

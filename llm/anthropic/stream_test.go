@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // Hand-written events for streams no recording has.
@@ -26,7 +27,7 @@ const (
 )
 
 func sseOf(t testing.TB, payloads ...string) []byte {
-	return sseFromPayloads(t, []byte(strings.Join(payloads, "\n")))
+	return llmtest.SSEFromJSONL(t, []byte(strings.Join(payloads, "\n")))
 }
 
 // failing runs a stream that must end with an error and returns the final
@@ -72,7 +73,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+			srv := llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request) {
 				for k, v := range tt.header {
 					w.Header().Set(k, v)
 				}
@@ -97,7 +98,7 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestRecordedErrorRequest(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		w.Write(readFile(t, "errors/pai-400-invalid-request.response.json"))
 	})
@@ -111,12 +112,12 @@ func TestRecordedErrorRequest(t *testing.T) {
 	}
 	// The recording was made without streaming; rein always streams.
 	var sent map[string]any
-	json.Unmarshal(srv.lastBody(), &sent)
+	json.Unmarshal(srv.LastBody(t), &sent)
 	if sent["stream"] != true {
 		t.Errorf("stream = %v", sent["stream"])
 	}
 	want := readFile(t, "errors/pai-400-invalid-request.request.json")
-	compareRequest(t, []byte(strings.Replace(string(want), `"stream": false`, `"stream": true`, 1)), srv.lastBody(), compareOpts{})
+	compareRequest(t, []byte(strings.Replace(string(want), `"stream": false`, `"stream": true`, 1)), srv.LastBody(t), compareOpts{})
 }
 
 func TestStreamFailures(t *testing.T) {
@@ -159,7 +160,7 @@ func TestStreamFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, streamBody([]byte(tt.body), 0))
+			srv := llmtest.NewServer(t, llmtest.SSE([]byte(tt.body), 0))
 			msg, le := failing(t, newClient(srv.URL, Options{}), userReq(sonnet, "hi"))
 			if le.Code != tt.code || !strings.Contains(le.Message, tt.msg) || le.Provider != "anthropic" {
 				t.Errorf("error %q (%s), want code %s containing %q", le.Message, le.Code, tt.code, tt.msg)
@@ -172,7 +173,7 @@ func TestStreamFailures(t *testing.T) {
 }
 
 func TestJSONInsteadOfStream(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	srv := llmtest.NewServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("content-type", "application/json")
 		w.Write([]byte(`{"type":"error","error":{"type":"api_error","message":"upstream said no"}}`))
 	})
@@ -211,7 +212,7 @@ func TestStopReasonsAndUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, streamBody(sseOf(t, tt.events...), 0))
+			srv := llmtest.NewServer(t, llmtest.SSE(sseOf(t, tt.events...), 0))
 			msg, _, err := run(t, context.Background(), newClient(srv.URL, Options{}), userReq(sonnet, "hi"))
 			if err != nil {
 				t.Fatal(err)
@@ -228,7 +229,7 @@ func TestStopReasonsAndUsage(t *testing.T) {
 }
 
 func TestSilentContextOverflow(t *testing.T) {
-	srv := newServer(t, streamBody(sseOf(t, evStart, evText0, evHel, evStop0, evEndTurn, evMsgStop), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(sseOf(t, evStart, evText0, evHel, evStop0, evEndTurn, evMsgStop), 0))
 	model := sonnet
 	model.ContextWindow = 8
 	_, le := failing(t, newClient(srv.URL, Options{}), userReq(model, "hi"))
@@ -256,7 +257,7 @@ func TestInvalidToolArgumentsAreKept(t *testing.T) {
 		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_2","name":"ls","input":{"dir":"."}}}`,
 		`{"type":"content_block_stop","index":1}`,
 		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}`, evMsgStop}
-	srv := newServer(t, streamBody(sseOf(t, events...), 0))
+	srv := llmtest.NewServer(t, llmtest.SSE(sseOf(t, events...), 0))
 	c := newClient(srv.URL, Options{})
 	msg, _, err := run(t, context.Background(), c, userReq(sonnet, "hi"))
 	if err != nil {
@@ -279,7 +280,7 @@ func TestInvalidToolArgumentsAreKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sent payloadView
-	if err := json.Unmarshal(srv.lastBody(), &sent); err != nil {
+	if err := json.Unmarshal(srv.LastBody(t), &sent); err != nil {
 		t.Fatal(err)
 	}
 	got := sent.Messages[1].Content

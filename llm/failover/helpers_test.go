@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 	"go.uber.org/goleak"
 )
 
@@ -212,41 +213,15 @@ type outcome struct {
 
 func (o outcome) text() string { return o.msg.Text() }
 
-// drain consumes a stream and checks that it is well formed: one start
-// event first, exactly one final event last, an error value only on a
-// final error event.
+// drain reads a stream with llmtest.Drain, which checks that it is well
+// formed.
 func drain(t *testing.T, p llm.Provider, ctx context.Context, req *llm.Request) outcome {
 	t.Helper()
-	var o outcome
-	var acc llm.Accumulator
-	finals := 0
-	for ev, err := range p.Stream(ctx, req) {
-		if finals > 0 {
-			t.Fatalf("event %s after the final event", ev.Type)
-		}
-		if len(o.types) == 0 && ev.Type != llm.EventStart {
-			t.Fatalf("first event is %s, want start", ev.Type)
-		}
-		if len(o.types) > 0 && ev.Type == llm.EventStart {
-			t.Fatalf("second start event")
-		}
-		if err != nil && ev.Type != llm.EventError {
-			t.Fatalf("error %v on a %s event", err, ev.Type)
-		}
-		if ev.Type == llm.EventError && err == nil {
-			t.Fatalf("error event without an error value")
-		}
-		if ev.Final() {
-			finals++
-			o.err = err
-		}
-		acc.Add(ev)
+	s := llmtest.Drain(t, p.Stream(ctx, req))
+	o := outcome{msg: s.Message, err: s.Err}
+	for _, ev := range s.Events {
 		o.types = append(o.types, ev.Type)
 	}
-	if finals != 1 {
-		t.Fatalf("stream had %d final events, want 1 (%v)", finals, o.types)
-	}
-	o.msg = acc.Message()
 	return o
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // BenchmarkDecode measures the decoder alone (SSE framing, JSON, the
@@ -35,14 +36,14 @@ func BenchmarkDecode(b *testing.B) {
 			yield := func(llm.Event, error) bool { events++; return true }
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
-			cpu0, cpuOK := processCPU()
+			cpu0, cpuOK := llmtest.CPUTime()
 			d := &decoder{} // reused across streams, as Client does
 			for b.Loop() {
 				decodeBytes(d, body, req, yield)
 			}
 			b.ReportMetric(float64(events)/b.Elapsed().Seconds(), "events/s")
 			b.ReportMetric(float64(events)/float64(b.N), "events/op")
-			if cpu1, ok := processCPU(); ok && cpuOK && cpu1 > cpu0 {
+			if cpu1, ok := llmtest.CPUTime(); ok && cpuOK && cpu1 > cpu0 {
 				b.ReportMetric(float64(events)/(cpu1-cpu0).Seconds(), "events/cpu-s")
 			}
 		})
@@ -56,6 +57,7 @@ func BenchmarkDecode(b *testing.B) {
 func BenchmarkTurn(b *testing.B) {
 	body := readFixture(b, "adk-gemini31pro-parallel-tools.sse")
 	var handlerNS atomic.Int64
+	replay := llmtest.SSEEvents(body)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		buf := make([]byte, 4096)
@@ -64,8 +66,7 @@ func BenchmarkTurn(b *testing.B) {
 				break
 			}
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		writeEvents(w, body)
+		replay(w, r)
 		handlerNS.Add(int64(time.Since(start)))
 	}))
 	defer srv.Close()
@@ -74,7 +75,7 @@ func BenchmarkTurn(b *testing.B) {
 	req.Model.BaseURL = srv.URL
 	ctx := context.Background()
 	b.ReportAllocs()
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := llmtest.CPUTime()
 	for b.Loop() {
 		var stop llm.StopReason
 		for ev, err := range c.Stream(ctx, req) {
@@ -95,7 +96,7 @@ func BenchmarkTurn(b *testing.B) {
 	// CPU time of the whole process per turn, the server's included: an
 	// upper bound on the harness's own cost that a busy machine does not
 	// inflate the way it inflates wall-clock time.
-	if cpu1, ok := processCPU(); ok && cpuOK {
+	if cpu1, ok := llmtest.CPUTime(); ok && cpuOK {
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "process-cpu-µs/turn")
 	}
 }
@@ -149,7 +150,7 @@ func BenchmarkPayload(b *testing.B) {
 	}
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
-	cpu0, cpuOK := processCPU()
+	cpu0, cpuOK := llmtest.CPUTime()
 	for b.Loop() {
 		if _, err := buildPayload(ctx, req); err != nil {
 			b.Fatal(err)
@@ -159,7 +160,7 @@ func BenchmarkPayload(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/request")
 	// CPU time per request, garbage collection included: steadier than
 	// wall-clock time on a busy machine.
-	if cpu1, ok := processCPU(); ok && cpuOK {
+	if cpu1, ok := llmtest.CPUTime(); ok && cpuOK {
 		b.ReportMetric(float64((cpu1-cpu0).Microseconds())/float64(b.N), "cpu-µs/request")
 	}
 }

@@ -4,36 +4,29 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 const secretKey = "AIzaSy-test-secret-0123456789"
 
-// errorServer answers every request with status and body.
-func errorServer(t *testing.T, status int, header http.Header, body string) (*httptest.Server, *recorded) {
+// errorServer answers every request with status, the header fields and
+// body, as JSON.
+func errorServer(t *testing.T, status int, header http.Header, body string) *llmtest.Server {
 	t.Helper()
-	rec := &recorded{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec.mu.Lock()
-		rec.path, rec.query, rec.header = r.URL.Path, r.URL.RawQuery, r.Header.Clone()
-		rec.mu.Unlock()
-		for k, v := range header {
-			w.Header()[k] = v
-		}
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		w.WriteHeader(status)
-		w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
-	return srv, rec
+	h := header.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("Content-Type", "application/json; charset=UTF-8")
+	return llmtest.NewServer(t, llmtest.Status(status, h, body))
 }
 
-func failWith(t *testing.T, srv *httptest.Server) (*llm.Error, llm.Message) {
+func failWith(t *testing.T, srv *llmtest.Server) (*llm.Error, llm.Message) {
 	t.Helper()
 	req := &llm.Request{Model: testModel("gemini-2.5-flash", srv.URL), Messages: []llm.Message{llm.UserText("ping")}}
 	r := stream(t, New(Options{HTTPClient: srv.Client(), APIKey: staticKey(secretKey)}), req)
@@ -54,7 +47,7 @@ func failWith(t *testing.T, srv *httptest.Server) (*llm.Error, llm.Message) {
 
 func TestRecordedUnauthenticated(t *testing.T) {
 	body := readFixture(t, "errors/adk-vertex-401-unauthenticated.response.json")
-	srv, rec := errorServer(t, http.StatusUnauthorized, nil, string(body))
+	srv := errorServer(t, http.StatusUnauthorized, nil, string(body))
 	le, _ := failWith(t, srv)
 	if le.Code != llm.CodeAuth || le.Status != 401 || !errors.Is(le, llm.ErrAuth) {
 		t.Errorf("code %q status %d, want auth 401", le.Code, le.Status)
@@ -62,7 +55,8 @@ func TestRecordedUnauthenticated(t *testing.T) {
 	if want := "API keys are not supported by this API"; !strings.Contains(le.Message, want) {
 		t.Errorf("message %q lacks %q", le.Message, want)
 	}
-	_, query, h, _ := rec.get()
+	last := srv.Last(t)
+	query, h := last.Query, last.Header
 	if got := h.Get("x-goog-api-key"); got != secretKey {
 		t.Errorf("x-goog-api-key header %q, want the key", got)
 	}
@@ -103,7 +97,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := errorServer(t, tt.status, tt.header, tt.body)
+			srv := errorServer(t, tt.status, tt.header, tt.body)
 			le, _ := failWith(t, srv)
 			if le.Code != tt.code || le.Status != tt.status || le.RetryAfter != tt.retry {
 				t.Errorf("code %q status %d retry %v, want %q %d %v", le.Code, le.Status, le.RetryAfter, tt.code, tt.status, tt.retry)
@@ -116,7 +110,7 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestAPIKeyResolverError(t *testing.T) {
-	srv, _ := sseServer(t, nil)
+	srv := sseServer(t, nil)
 	c := New(Options{HTTPClient: srv.Client(), APIKey: func(ctx context.Context) (string, error) {
 		return "", errors.New("keyring locked")
 	}})

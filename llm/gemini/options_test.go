@@ -15,7 +15,7 @@ import (
 var okReply = frames(`{"candidates": [{"content": {"parts": [{"text": "ok"}]},"finishReason": "STOP"}]}`)
 
 func TestRequestOptions(t *testing.T) {
-	srv, rec := sseServer(t, okReply)
+	srv := sseServer(t, okReply)
 	c := New(Options{
 		BaseURL:    "http://127.0.0.1:1/unused", // the model's BaseURL wins
 		HTTPClient: srv.Client(),
@@ -39,7 +39,8 @@ func TestRequestOptions(t *testing.T) {
 	if r := stream(t, c, req); r.err != nil {
 		t.Fatal(r.err)
 	}
-	path, query, h, body := rec.get()
+	last := srv.Last(t)
+	path, query, h, body := last.Path, last.Query, last.Header, last.Body
 	if path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || query != "alt=sse" {
 		t.Errorf("URL %s?%s", path, query)
 	}
@@ -75,17 +76,17 @@ func TestDefaultBaseURLAndNoKey(t *testing.T) {
 	if got, want := c.endpoint(req), "https://proxy.example/v1beta/tunedModels/my%20model:streamGenerateContent?alt=sse"; got != want {
 		t.Errorf("endpoint %q, want %q", got, want)
 	}
-	srv, rec := sseServer(t, okReply)
+	srv := sseServer(t, okReply)
 	if r := stream(t, New(Options{HTTPClient: srv.Client()}), &llm.Request{Model: testModel("gemini-2.5-flash", srv.URL)}); r.err != nil {
 		t.Fatal(r.err)
 	}
-	if _, _, h, _ := rec.get(); h.Get("x-goog-api-key") != "" {
+	if h := srv.Last(t).Header; h.Get("x-goog-api-key") != "" {
 		t.Error("a key header was sent without a key")
 	}
 }
 
 func TestOnPayloadError(t *testing.T) {
-	srv, _ := sseServer(t, okReply)
+	srv := sseServer(t, okReply)
 	boom := errors.New("payload rejected by policy")
 	req := &llm.Request{Model: testModel("gemini-2.5-flash", srv.URL), Options: llm.Options{
 		OnPayload: func(context.Context, []byte) ([]byte, error) { return nil, boom }}}
@@ -110,7 +111,7 @@ func TestBadRequests(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := sseServer(t, okReply)
+			srv := sseServer(t, okReply)
 			tt.req.Model = testModel("gemini-2.5-flash", srv.URL)
 			r := stream(t, New(Options{HTTPClient: srv.Client()}), &tt.req)
 			if llm.CodeOf(r.err) != llm.CodeFormat || !strings.Contains(r.err.Error(), tt.want) {

@@ -152,14 +152,15 @@ func TestReplayRecordedStreams(t *testing.T) {
 	for _, f := range replayFacts {
 		t.Run(strings.TrimSuffix(f.file, ".sse"), func(t *testing.T) {
 			raw := readFixture(t, f.file)
-			srv, rec := sseServer(t, raw)
+			srv := sseServer(t, raw)
 			req := &llm.Request{Model: testModel(f.model, srv.URL), Messages: []llm.Message{llm.UserText("hi")}}
 			c := New(Options{HTTPClient: srv.Client(), APIKey: staticKey("k-test-1234")})
 			r := stream(t, c, req)
 			if r.err != nil {
 				t.Fatalf("stream failed: %v", r.err)
 			}
-			path, query, _, _ := rec.get()
+			last := srv.Last(t)
+			path, query := last.Path, last.Query
 			if want := "/models/" + f.model + ":streamGenerateContent"; path != want || query != "alt=sse" {
 				t.Errorf("request to %s?%s, want %s?alt=sse", path, query, want)
 			}

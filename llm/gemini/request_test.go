@@ -110,7 +110,7 @@ func TestRequestsMatchRecordings(t *testing.T) {
 			req := tc.req()
 			if tc.previous != "" {
 				prev := readFixture(t, tc.previous+".sse")
-				srv, _ := sseServer(t, prev)
+				srv := sseServer(t, prev)
 				first := *req
 				first.Model.BaseURL = srv.URL
 				r := stream(t, New(Options{HTTPClient: srv.Client()}), &first)
@@ -127,12 +127,12 @@ func TestRequestsMatchRecordings(t *testing.T) {
 				}
 			}
 			reply := []byte("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"ok\"}],\"role\": \"model\"},\"finishReason\": \"STOP\"}]}\r\n\r\n")
-			srv, rec := sseServer(t, reply)
+			srv := sseServer(t, reply)
 			req.Model.BaseURL = srv.URL
 			if r := stream(t, New(Options{HTTPClient: srv.Client()}), req); r.err != nil {
 				t.Fatal(r.err)
 			}
-			_, _, _, body := rec.get()
+			body := srv.LastBody(t)
 			var ours, want any
 			if err := json.Unmarshal(body, &ours); err != nil {
 				t.Fatalf("rein sent invalid JSON: %v\n%s", err, body)

@@ -32,7 +32,7 @@ const (
 
 func replay(t *testing.T, body []byte) result {
 	t.Helper()
-	srv, _ := sseServer(t, body)
+	srv := sseServer(t, body)
 	req := &llm.Request{Model: testModel("gemini-2.5-flash", srv.URL), Messages: []llm.Message{llm.UserText("hi")}}
 	return stream(t, New(Options{HTTPClient: srv.Client()}), req)
 }
@@ -207,7 +207,7 @@ func TestUnknownPartsRoundTrip(t *testing.T) {
 		`{"text": "", "thoughtSignature": "sig-end"}`,
 	}
 	body := frames(`{"candidates": [{"content": {"parts": [` + strings.Join(parts, ",") + `],"role": "model","future": 1},"finishReason": "STOP","index": 0,"safetyRatings": [{"category": "X","probability": "NEGLIGIBLE"}],"groundingMetadata": {"webSearchQueries": ["q"]}}],"usageMetadata": {"promptTokenCount": 3,"candidatesTokenCount": 4,"totalTokenCount": 7,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 3}]},"modelVersion": "gemini-3-flash-preview","responseId": "r9","createTime": "2026-01-01T00:00:00Z"}`)
-	srv, _ := sseServer(t, body)
+	srv := sseServer(t, body)
 	req := &llm.Request{Model: testModel("gemini-3-flash-preview", srv.URL), Messages: []llm.Message{llm.UserText("run it")}}
 	r := stream(t, New(Options{HTTPClient: srv.Client()}), req)
 	if r.err != nil {
@@ -333,7 +333,7 @@ func TestManyUnknownFields(t *testing.T) {
 }
 
 func TestConcurrentStreams(t *testing.T) {
-	srv, _ := sseServer(t, readFixture(t, "adk-gemini31pro-parallel-tools.sse"))
+	srv := sseServer(t, readFixture(t, "adk-gemini31pro-parallel-tools.sse"))
 	c := New(Options{HTTPClient: srv.Client(), APIKey: staticKey("k-concurrent")})
 	req := calculator("gemini-3.1-pro-preview")
 	req.Model.BaseURL = srv.URL

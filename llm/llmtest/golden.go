@@ -1,6 +1,10 @@
 // Package llmtest holds test helpers shared by the provider packages:
 // transcripts of event streams and golden files that pin them down, so a
-// change to a decoder can be shown to keep every event and every error.
+// change to a decoder can be shown to keep every event and every error;
+// a loopback Server that records requests, with handlers that replay
+// event streams and error replies; SSE framing of recorded payloads;
+// Drain, which reads a stream and checks the provider contract; and
+// CPUTime for benchmarks.
 package llmtest
 
 import (

@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // corpus loads the recordings matching pattern and counts their events.
@@ -49,13 +50,14 @@ func benchDecode(b *testing.B, api llm.API, pattern string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	r := sse.NewReader(nil)
-	cpu0 := cpuTime()
+	cpu0, _ := llmtest.CPUTime()
 	for b.Loop() {
 		for _, body := range bodies {
 			decodeBody(ctx, r, api, body, Compat{}, yield)
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu1, cpuOK := llmtest.CPUTime()
+	cpu := cpu1 - cpu0
 	b.StopTimer()
 	if finals == 0 {
 		b.Fatal("no stream finished")
@@ -64,7 +66,7 @@ func benchDecode(b *testing.B, api llm.API, pattern string) {
 	b.ReportMetric(total/b.Elapsed().Seconds(), "events/s")
 	// events/cpu-s divides by the CPU time the process used (GC
 	// included), a per-core rate that a busy machine does not distort.
-	if cpu > 0 {
+	if cpuOK && cpu > 0 {
 		b.ReportMetric(total/cpu.Seconds(), "events/cpu-s")
 	}
 	b.ReportMetric(float64(events), "events/op")
@@ -96,7 +98,7 @@ func BenchmarkTurn(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			body := readFixture(b, c.file)
 			var handlerNanos atomic.Int64
-			s := newServer(b, func(w http.ResponseWriter, r *http.Request) {
+			s := llmtest.NewServer(b, func(w http.ResponseWriter, r *http.Request) {
 				start := time.Now()
 				w.Header().Set("Content-Type", "text/event-stream")
 				_, _ = w.Write(body)

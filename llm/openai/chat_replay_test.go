@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // ignoreTime leaves the wall-clock stamp out of message comparisons.
@@ -142,7 +143,7 @@ func TestChatReplaysRecordedStreams(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			body := readFixture(t, "openai-chat/"+tt.file)
 			want := tt.want(t, body)
-			s := newServer(t, replay(body))
+			s := llmtest.NewServer(t, replay(body))
 			r := drainStream(t, chatProvider(s, openaiCompat), context.Background(), &llm.Request{Model: chatModel(tt.provider)})
 			if diff := cmp.Diff(want, r.final, ignoreTime); diff != "" {
 				t.Errorf("final message (-want +got):\n%s", diff)
@@ -163,7 +164,7 @@ func TestChatCachedAndReasoningUsage(t *testing.T) {
 	body := "data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"hi\"},\"finish_reason\":\"stop\"}]}\n\n" +
 		"data: {\"id\":\"c1\",\"model\":\"m\",\"choices\":[],\"usage\":{\"prompt_tokens\":1000,\"completion_tokens\":50," +
 		"\"prompt_tokens_details\":{\"cached_tokens\":800},\"completion_tokens_details\":{\"reasoning_tokens\":30}}}\n\ndata: [DONE]\n\n"
-	s := newServer(t, replay([]byte(body)))
+	s := llmtest.NewServer(t, replay([]byte(body)))
 	model := llm.Model{ID: "m", Provider: "openai", API: llm.APIOpenAIChat, Price: llm.Price{Input: 1, Output: 10, CacheRead: 0.1}}
 	r := drainStream(t, chatProvider(s, openaiCompat), context.Background(), &llm.Request{Model: model})
 	u := r.final.Usage

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 func TestCompatFor(t *testing.T) {
@@ -110,7 +111,7 @@ func sentBody(t *testing.T, api llm.API, cp Compat, req *llm.Request, opts ...fu
 	if api == llm.APIOpenAIResponses {
 		reply = "event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\"}}\n\n"
 	}
-	s := newServer(t, replay([]byte(reply)))
+	s := llmtest.NewServer(t, replay([]byte(reply)))
 	o := Options{BaseURL: s.URL, HTTPClient: s.Client(), Compat: cp}
 	for _, f := range opts {
 		f(&o)
@@ -121,11 +122,11 @@ func sentBody(t *testing.T, api llm.API, cp Compat, req *llm.Request, opts ...fu
 	}
 	req.Model.API = api
 	r := drainStream(t, p, context.Background(), req)
-	if s.requests() == 0 {
+	if s.Count() == 0 {
 		return nil, r
 	}
 	var v map[string]any
-	if err := json.Unmarshal(s.lastBody(t), &v); err != nil {
+	if err := json.Unmarshal(s.LastBody(t), &v); err != nil {
 		t.Fatal(err)
 	}
 	return v, r
@@ -297,9 +298,9 @@ func TestCompatValidationAndCustomReasoningField(t *testing.T) {
 		t.Errorf("sent %v; error %v", v, r.err)
 	}
 
-	body := sseData(`{"choices":[{"delta":{"thoughts":"pondering","reasoning":"not this"}}]}`,
+	body := llmtest.SSEData(`{"choices":[{"delta":{"thoughts":"pondering","reasoning":"not this"}}]}`,
 		`{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]")
-	s := newServer(t, replay([]byte(body)))
+	s := llmtest.NewServer(t, replay([]byte(body)))
 	res := drainStream(t, chatProvider(s, Compat{ReasoningField: "thoughts", MaxTokensField: "max_tokens"}), context.Background(), chatReq())
 	want := []llm.Content{llm.Thinking("pondering", ""), llm.Text("ok")}
 	if diff := cmp.Diff(want, res.final.Content); diff != "" {

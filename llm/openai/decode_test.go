@@ -11,27 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
-
-// sseData frames JSON payloads as data-only SSE events.
-func sseData(payloads ...string) string {
-	var b strings.Builder
-	for _, p := range payloads {
-		b.WriteString("data: " + p + "\n\n")
-	}
-	return b.String()
-}
-
-// sseTyped frames JSON payloads as SSE events named by their type.
-func sseTyped(payloads ...string) string {
-	var b strings.Builder
-	for _, p := range payloads {
-		var head struct{ Type string }
-		_ = json.Unmarshal([]byte(p), &head)
-		b.WriteString("event: " + head.Type + "\ndata: " + p + "\n\n")
-	}
-	return b.String()
-}
 
 func TestChatDecoderCases(t *testing.T) {
 	tests := []struct {
@@ -43,7 +24,7 @@ func TestChatDecoderCases(t *testing.T) {
 		check  func(t *testing.T, m llm.Message)
 	}{
 		{name: "calls without index, arguments as an object, unknown fields and events",
-			body: ": keep-alive\n\nevent: ping\ndata: {\"note\":\"ignored\",\"choices\":[]}\n\n" + sseData(
+			body: ": keep-alive\n\nevent: ping\ndata: {\"note\":\"ignored\",\"choices\":[]}\n\n" + llmtest.SSEData(
 				`{"choices":[{"delta":{"content":"Let me check.","extra_field":{"deep":[1,2,{"x":null}]}}}],"x_vendor":true}`,
 				`{"choices":[{"delta":{"tool_calls":[{"id":"a","type":"function","function":{"name":"read","arguments":{"path":"x"}}}]}}]}`,
 				`{"choices":[{"delta":{"tool_calls":[{"id":"b","type":"function","function":{"name":"ls","arguments":"{}"}}]}}]}`,
@@ -51,31 +32,31 @@ func TestChatDecoderCases(t *testing.T) {
 			want: []llm.Content{llm.Text("Let me check."), toolCall("a", "read", `{"path":"x"}`), toolCall("b", "ls", `{}`)},
 			stop: llm.StopToolUse},
 		{name: "invalid JSON arguments are kept as a string",
-			body: sseData(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"edit","arguments":"{\"path\": \"a.go\", "}}]}}]}`,
+			body: llmtest.SSEData(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"c","function":{"name":"edit","arguments":"{\"path\": \"a.go\", "}}]}}]}`,
 				`{"choices":[{"delta":{"tool_calls":[{"index":0,"function":{"arguments":"oops"}}]},"finish_reason":"tool_calls"}]}`, "[DONE]"),
 			want: []llm.Content{toolCall("c", "edit", `"{\"path\": \"a.go\", oops"`)},
 			stop: llm.StopToolUse},
 		{name: "reasoning field auto-detected, other choices ignored, refusal as text",
-			body: sseData(`{"choices":[{"index":0,"delta":{"reasoning":"think"}},{"index":1,"delta":{"content":"other choice"}}]}`,
+			body: llmtest.SSEData(`{"choices":[{"index":0,"delta":{"reasoning":"think"}},{"index":1,"delta":{"content":"other choice"}}]}`,
 				`{"choices":[{"index":0,"delta":{"refusal":"I can't help with that."},"finish_reason":"stop"}]}`),
 			want: []llm.Content{llm.Thinking("think", ""), llm.Text("I can't help with that.")},
 			stop: llm.StopEnd},
 		{name: "configured reasoning field only",
 			compat: Compat{ReasoningField: "reasoning_content", MaxTokensField: "max_tokens"},
-			body:   sseData(`{"choices":[{"delta":{"reasoning":"dup","reasoning_content":"real"}}]}`, `{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]"),
+			body:   llmtest.SSEData(`{"choices":[{"delta":{"reasoning":"dup","reasoning_content":"real"}}]}`, `{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]"),
 			want:   []llm.Content{llm.Thinking("real", ""), llm.Text("ok")},
 			stop:   llm.StopEnd},
 		{name: "reasoning ignored",
 			compat: Compat{ReasoningField: "-", MaxTokensField: "max_tokens"},
-			body:   sseData(`{"choices":[{"delta":{"reasoning_content":"hidden","reasoning":{"effort":"low"}}}]}`, `{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]"),
+			body:   llmtest.SSEData(`{"choices":[{"delta":{"reasoning_content":"hidden","reasoning":{"effort":"low"}}}]}`, `{"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}`, "[DONE]"),
 			want:   []llm.Content{llm.Text("ok")},
 			stop:   llm.StopEnd},
 		{name: "length, and escapes in text",
-			body: sseData(`{"choices":[{"delta":{"content":"a\u00e9\ud83d\ude00\n\"q\"\\"},"finish_reason":"length"}]}`, "[DONE]"),
+			body: llmtest.SSEData(`{"choices":[{"delta":{"content":"a\u00e9\ud83d\ude00\n\"q\"\\"},"finish_reason":"length"}]}`, "[DONE]"),
 			want: []llm.Content{llm.Text("aé😀\n\"q\"\\")},
 			stop: llm.StopLength},
 		{name: "repeated chunk prefixes, a number that only starts the same, a late id",
-			body: sseData(`{"object":"chat.completion.chunk","created":17,"choices":[{"delta":{"content":"a"}}]}`,
+			body: llmtest.SSEData(`{"object":"chat.completion.chunk","created":17,"choices":[{"delta":{"content":"a"}}]}`,
 				`{"object":"chat.completion.chunk","created":17,"choices":[{"delta":{"content":"b"}}],"obfuscation":"x"}`,
 				`{"object":"chat.completion.chunk","created":175,"choices":[{"delta":{"content":"c"}}]}`,
 				`{"object":"chat.completion.chunk","created":17 ,"choices":[{"delta":{"content":"d"}}]}`,
@@ -90,7 +71,7 @@ func TestChatDecoderCases(t *testing.T) {
 				}
 			}},
 		{name: "interleaved thinking and text make separate blocks",
-			body: sseData(`{"choices":[{"delta":{"reasoning_content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"}}]}`,
+			body: llmtest.SSEData(`{"choices":[{"delta":{"reasoning_content":"a"}}]}`, `{"choices":[{"delta":{"content":"b"}}]}`,
 				`{"choices":[{"delta":{"reasoning_content":"c"}}]}`, `{"choices":[{"delta":{"content":"d"},"finish_reason":"stop"}]}`, "[DONE]"),
 			want: []llm.Content{llm.Thinking("a", ""), llm.Text("b"), llm.Thinking("c", ""), llm.Text("d")},
 			stop: llm.StopEnd},
@@ -101,7 +82,7 @@ func TestChatDecoderCases(t *testing.T) {
 			if cp == (Compat{}) {
 				cp = openaiCompat
 			}
-			s := newServer(t, replay([]byte(tt.body)))
+			s := llmtest.NewServer(t, replay([]byte(tt.body)))
 			r := drainStream(t, chatProvider(s, cp), context.Background(), chatReq())
 			if r.err != nil {
 				t.Fatal(r.err)
@@ -130,7 +111,7 @@ func TestResponsesDecoderCases(t *testing.T) {
 		stop  llm.StopReason
 	}{
 		{name: "summary parts are separated by a blank line",
-			body: sseTyped(created,
+			body: llmtest.SSETyped(created,
 				`{"type":"response.output_item.added","output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}}`,
 				`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":0,"delta":"**A**"}`,
 				`{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","output_index":0,"summary_index":1,"delta":"**B**"}`,
@@ -139,7 +120,7 @@ func TestResponsesDecoderCases(t *testing.T) {
 			want: []llm.Content{withExtra(llm.Thinking("**A**\n\n**B**", "enc"), idExtra("rs_1"))},
 			stop: llm.StopEnd},
 		{name: "unknown events and items pass through; no event names; no added events",
-			body: sseData(created,
+			body: llmtest.SSEData(created,
 				`{"type":"response.mcp_list_tools.in_progress","item_id":"mcpl_1","output_index":0}`,
 				`{"type":"response.output_item.done","output_index":0,"item":{"id":"mcpl_1","type":"mcp_list_tools","tools":[{"name":"x"}]}}`,
 				`{"type":"response.output_text.delta","item_id":"msg_1","output_index":1,"content_index":0,"delta":"Hi"}`,
@@ -153,14 +134,14 @@ func TestResponsesDecoderCases(t *testing.T) {
 			extra: `{"output_items":[{"output_index":0,"item":{"id":"mcpl_1","type":"mcp_list_tools","tools":[{"name":"x"}]}}]}`,
 			stop:  llm.StopToolUse},
 		{name: "only a final response with its output",
-			body: sseTyped(`{"type":"response.completed","response":{"id":"r1","model":"m","status":"completed","output":[` +
+			body: llmtest.SSETyped(`{"type":"response.completed","response":{"id":"r1","model":"m","status":"completed","output":[` +
 				`{"id":"rs_9","type":"reasoning","summary":[{"type":"summary_text","text":"hmm"}],"encrypted_content":"e9"},` +
 				`{"id":"msg_9","type":"message","content":[{"type":"output_text","text":"Done.","annotations":[]}]}],` +
 				`"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":4},"output_tokens":3}}}`),
 			want: []llm.Content{withExtra(llm.Thinking("hmm", "e9"), idExtra("rs_9")), withExtra(llm.Text("Done."), idExtra("msg_9"))},
 			stop: llm.StopEnd},
 		{name: "raw reasoning text and max_output_tokens",
-			body: sseTyped(created,
+			body: llmtest.SSETyped(created,
 				`{"type":"response.reasoning_text.delta","item_id":"rs_2","output_index":0,"content_index":0,"delta":"raw thought"}`,
 				`{"type":"response.output_item.done","output_index":0,"item":{"id":"rs_2","type":"reasoning","summary":[],"content":[{"type":"reasoning_text","text":"raw thought"}]}}`,
 				`{"type":"response.output_text.delta","item_id":"msg_2","output_index":1,"delta":"partial"}`,
@@ -170,7 +151,7 @@ func TestResponsesDecoderCases(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, replay([]byte(tt.body)))
+			s := llmtest.NewServer(t, replay([]byte(tt.body)))
 			r := drainStream(t, respProvider(s, openaiCompat), context.Background(), respReq())
 			if r.err != nil {
 				t.Fatal(r.err)
@@ -229,7 +210,7 @@ func TestWholeJSONReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, jsonReply(tt.body))
+			s := llmtest.NewServer(t, jsonReply(tt.body))
 			var p llm.Provider = chatProvider(s, openaiCompat)
 			req := chatReq()
 			if tt.api == llm.APIOpenAIResponses {

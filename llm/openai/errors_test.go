@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // status answers every request with an HTTP error.
@@ -37,7 +38,7 @@ func TestRecordedErrorReplies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			s := newServer(t, status(400, string(readFixture(t, tt.file))))
+			s := llmtest.NewServer(t, status(400, string(readFixture(t, tt.file))))
 			var p llm.Provider = chatProvider(s, openaiCompat)
 			if tt.api == llm.APIOpenAIResponses {
 				p = respProvider(s, openaiCompat)
@@ -99,7 +100,7 @@ func TestHTTPErrors(t *testing.T) {
 	for _, tt := range tests {
 		for _, api := range []llm.API{llm.APIOpenAIChat, llm.APIOpenAIResponses} {
 			t.Run(tt.name+"/"+string(api), func(t *testing.T) {
-				s := newServer(t, tt.handler)
+				s := llmtest.NewServer(t, tt.handler)
 				opts := Options{BaseURL: s.URL, HTTPClient: s.Client(), Compat: openaiCompat,
 					APIKey: func(context.Context) (string, error) { return key, nil }}
 				var p llm.Provider = NewChat(opts)
@@ -121,7 +122,7 @@ func TestHTTPErrors(t *testing.T) {
 				if strings.Contains(le.Error(), key) || strings.Contains(r.final.ErrorMessage, key) {
 					t.Errorf("the key leaked into the error: %q", le.Error())
 				}
-				if got := s.lastHeader().Get("Authorization"); got != "Bearer "+key {
+				if got := s.LastHeader().Get("Authorization"); got != "Bearer "+key {
 					t.Errorf("Authorization = %q", got)
 				}
 			})
@@ -131,7 +132,7 @@ func TestHTTPErrors(t *testing.T) {
 
 func TestDeveloperHintOnlyWhenDeveloperRoleWasUsed(t *testing.T) {
 	body := string(readFixture(t, "openai-chat/errors/pai-400-unsupported-value.response.json"))
-	s := newServer(t, status(400, body))
+	s := llmtest.NewServer(t, status(400, body))
 	req := &llm.Request{Model: llm.Model{ID: "o1-mini", Provider: "openai", Reasoning: true, API: llm.APIOpenAIChat},
 		System: sys("x"), Messages: []llm.Message{llm.UserText("Hello")}}
 	r := drainStream(t, chatProvider(s, Compat{NoDeveloperRole: true}), context.Background(), req)
@@ -141,7 +142,7 @@ func TestDeveloperHintOnlyWhenDeveloperRoleWasUsed(t *testing.T) {
 }
 
 func TestCredentialsAndHeaders(t *testing.T) {
-	s := newServer(t, replay([]byte("data: [DONE]\n\n")))
+	s := llmtest.NewServer(t, replay([]byte("data: [DONE]\n\n")))
 	calls := 0
 	opts := Options{BaseURL: "http://unused.invalid", HTTPClient: s.Client(), Compat: openaiCompat,
 		APIKey: func(context.Context) (string, error) {
@@ -156,39 +157,39 @@ func TestCredentialsAndHeaders(t *testing.T) {
 		Options: llm.Options{Headers: map[string]string{"X-C": "request"}}}
 
 	drainStream(t, p, context.Background(), req)
-	h := s.lastHeader()
+	h := s.LastHeader()
 	if got := h.Get("Authorization"); got != "Bearer sk-from-func" || calls != 1 {
 		t.Errorf("Authorization = %q after %d key calls", got, calls)
 	}
 	if h.Get("X-A") != "options" || h.Get("X-B") != "model" || h.Get("X-C") != "request" {
 		t.Errorf("headers = %v", h)
 	}
-	if got := s.path(0); got != "/v1/chat/completions" {
-		t.Errorf("path = %q; the model's base URL must win", got)
+	if got := s.Paths(); len(got) == 0 || got[0] != "/v1/chat/completions" {
+		t.Errorf("paths = %q; the model's base URL must win", got)
 	}
 
 	req.Options.APIKey = "sk-per-request"
 	drainStream(t, p, context.Background(), req)
-	if got := s.lastHeader().Get("Authorization"); got != "Bearer sk-per-request" || calls != 1 {
+	if got := s.LastHeader().Get("Authorization"); got != "Bearer sk-per-request" || calls != 1 {
 		t.Errorf("Authorization = %q after %d key calls; the request key must win", got, calls)
 	}
 
 	// No key at all: no Authorization header (local servers).
 	drainStream(t, NewChat(Options{BaseURL: s.URL, HTTPClient: s.Client()}), context.Background(),
 		&llm.Request{Model: llm.Model{ID: "m"}, Messages: []llm.Message{llm.UserText("hi")}})
-	if got, ok := s.lastHeader()["Authorization"]; ok {
+	if got, ok := s.LastHeader()["Authorization"]; ok {
 		t.Errorf("Authorization sent without a key: %q", got)
 	}
 
 	// A failing key source fails the call as auth, before any request.
-	before := s.requests()
+	before := s.Count()
 	failing := NewChat(Options{BaseURL: s.URL, HTTPClient: s.Client(),
 		APIKey: func(context.Context) (string, error) { return "", errors.New("keychain locked") }})
 	r := drainStream(t, failing, context.Background(), &llm.Request{Model: llm.Model{ID: "m"}})
 	if llm.CodeOf(r.err) != llm.CodeAuth || !strings.Contains(r.final.ErrorMessage, "keychain locked") {
 		t.Errorf("error = %v", r.err)
 	}
-	if s.requests() != before {
+	if s.Count() != before {
 		t.Error("a request was sent without a key")
 	}
 }

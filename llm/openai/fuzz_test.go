@@ -76,7 +76,7 @@ func fuzzDecode(t *testing.T, api llm.API, body []byte, cp Compat) {
 	if finals != 1 {
 		t.Fatalf("%d final events", finals)
 	}
-	if err := checkBlocks(events); err != nil {
+	if err := llmtest.CheckBlocks(events); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -106,10 +106,10 @@ func named(in []llmtest.Input, bodies ...string) []llmtest.Input {
 func chatSeeds(tb testing.TB) []llmtest.Input {
 	return named(recordedBodies(tb, "openai-chat/*.sse"),
 		"", "data: [DONE]\n\n", "data: {}\n\n", "data: null\n\n", "data: {\"choices\":[{\"delta\":{\"content\":\"x\"}}]}",
-		sseData(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}}]}}]}`,
+		llmtest.SSEData(`{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"a","function":{"name":"f","arguments":"{"}}]}}]}`,
 			`{"choices":[{"delta":{"tool_calls":[{"index":3,"function":{"arguments":"}"}}]},"finish_reason":"tool_calls"}]}`),
-		sseData(`{"error":{"code":"x","message":"boom"}}`),
-		sseData(`{"choices":[{"delta":{"reasoning":"a","content":"b","tool_calls":[{"function":{"arguments":"1"}}]}}]}`, "[DONE]"),
+		llmtest.SSEData(`{"error":{"code":"x","message":"boom"}}`),
+		llmtest.SSEData(`{"choices":[{"delta":{"reasoning":"a","content":"b","tool_calls":[{"function":{"arguments":"1"}}]}}]}`, "[DONE]"),
 	)
 }
 
@@ -117,17 +117,17 @@ func chatSeeds(tb testing.TB) []llmtest.Input {
 func responsesSeeds(tb testing.TB) []llmtest.Input {
 	in := recordedBodies(tb, "openai-responses/*.sse")
 	in = append(in, llmtest.Input{Name: "vercel-gpt5nano-insufficient-quota-error.chunks.jsonl",
-		Body: jsonlToSSE(tb, readFixture(tb, "openai-responses/payload-only/vercel-gpt5nano-insufficient-quota-error.chunks.jsonl"))})
+		Body: llmtest.SSEFromJSONL(tb, readFixture(tb, "openai-responses/payload-only/vercel-gpt5nano-insufficient-quota-error.chunks.jsonl"))})
 	return named(in,
 		"", "data: {}\n\n", "event: error\ndata: {}\n\n",
-		sseData(`{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","arguments":"{"}}`,
+		llmtest.SSEData(`{"type":"response.output_item.done","output_index":0,"item":{"type":"function_call","arguments":"{"}}`,
 			`{"type":"response.function_call_arguments.delta","output_index":0,"delta":"x"}`,
 			`{"type":"response.completed","response":{"status":"completed"}}`),
-		sseData(`{"type":"response.output_text.delta","item_id":"a","delta":"x"}`,
+		llmtest.SSEData(`{"type":"response.output_text.delta","item_id":"a","delta":"x"}`,
 			`{"type":"response.output_item.added","item":{"id":"a","type":"function_call"}}`,
 			`{"type":"response.function_call_arguments.delta","item_id":"a","delta":"y"}`,
 			`{"type":"response.completed","response":{"status":"incomplete","output":[{"type":"message","content":[{"text":"z"}]}]}}`),
-		string([]byte(sseTyped(textDelta("a", "m1", 1), textDelta("b", "m1", 2), strings.TrimSuffix(textDelta("c", "m1", 3), "}")))),
+		string([]byte(llmtest.SSETyped(textDelta("a", "m1", 1), textDelta("b", "m1", 2), strings.TrimSuffix(textDelta("c", "m1", 3), "}")))),
 	)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // The request tests rebuild each recorded conversation with rein's types,
@@ -145,7 +146,7 @@ func normalize(t *testing.T, api llm.API, body []byte, ignore []string) map[stri
 // used as an earlier turn of a conversation.
 func decoded(t *testing.T, api llm.API, file string) llm.Message {
 	t.Helper()
-	s := newServer(t, replay(readFixture(t, file)))
+	s := llmtest.NewServer(t, replay(readFixture(t, file)))
 	req := &llm.Request{Model: llm.Model{ID: "m", Provider: "openai", API: api}}
 	var p llm.Provider = chatProvider(s, openaiCompat)
 	if api == llm.APIOpenAIResponses {
@@ -178,7 +179,7 @@ func runRequestCases(t *testing.T, api llm.API, dir string, cases []requestCase)
 			if tc.reply != "" {
 				reply = readFixture(t, dir+tc.reply)
 			}
-			s := newServer(t, replay(reply))
+			s := llmtest.NewServer(t, replay(reply))
 			req := tc.req(t, recorded)
 			req.Model.API = api
 			var p llm.Provider = chatProvider(s, tc.compat)
@@ -186,7 +187,7 @@ func runRequestCases(t *testing.T, api llm.API, dir string, cases []requestCase)
 				p = respProvider(s, tc.compat)
 			}
 			drainStream(t, p, context.Background(), req)
-			sentRaw := s.lastBody(t)
+			sentRaw := s.LastBody(t)
 			if tc.check != nil {
 				// check asserts what the comparison leaves out and may
 				// remove it before comparing.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 // respOracle reads a recorded Responses stream with encoding/json,
@@ -164,10 +165,10 @@ func TestResponsesReplaysRecordedStreams(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			body := readFixture(t, "openai-responses/"+tt.file)
 			if strings.HasSuffix(tt.file, ".jsonl") {
-				body = jsonlToSSE(t, body)
+				body = llmtest.SSEFromJSONL(t, body)
 			}
 			want := tt.want(t, newRespOracle(t, body))
-			s := newServer(t, replay(body))
+			s := llmtest.NewServer(t, replay(body))
 			model := llm.Model{ID: "requested-model", Provider: "openai", API: llm.APIOpenAIResponses}
 			r := drainStream(t, respProvider(s, openaiCompat), context.Background(), &llm.Request{Model: model})
 			if diff := cmp.Diff(want, r.final, ignoreTime, cmpJSON); diff != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/internal/sse"
+	"github.com/reinhq/rein/llm/llmtest"
 )
 
 const (
@@ -101,7 +102,7 @@ func TestStreamFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newServer(t, tt.handler)
+			s := llmtest.NewServer(t, tt.handler)
 			opts := Options{BaseURL: s.URL, HTTPClient: s.Client(), Compat: openaiCompat, IdleTimeout: tt.idle}
 			var p llm.Provider
 			req := chatReq()
@@ -138,7 +139,7 @@ func TestCancelMidStreamIsAborted(t *testing.T) {
 			if api == llm.APIOpenAIResponses {
 				first = respHello
 			}
-			s := newServer(t, flushed(make(chan struct{}), first))
+			s := llmtest.NewServer(t, flushed(make(chan struct{}), first))
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var p llm.Provider = chatProvider(s, openaiCompat)
@@ -207,7 +208,7 @@ func TestConsumerBreakReleasesBody(t *testing.T) {
 			}
 			release := make(chan struct{})
 			defer close(release)
-			s := newServer(t, flushed(release, first))
+			s := llmtest.NewServer(t, flushed(release, first))
 			tracker := &closeTracker{rt: s.Client().Transport}
 			opts := Options{BaseURL: s.URL, HTTPClient: &http.Client{Transport: tracker}, Compat: openaiCompat}
 			var p llm.Provider = NewChat(opts)
@@ -235,7 +236,7 @@ func TestConsumerBreakReleasesBody(t *testing.T) {
 }
 
 func TestFinishedStreamReleasesBody(t *testing.T) {
-	s := newServer(t, replay([]byte(chunkHello+chunkLo+chunkStop+"data: [DONE]\n\n")))
+	s := llmtest.NewServer(t, replay([]byte(chunkHello+chunkLo+chunkStop+"data: [DONE]\n\n")))
 	tracker := &closeTracker{rt: s.Client().Transport}
 	p := NewChat(Options{BaseURL: s.URL, HTTPClient: &http.Client{Transport: tracker}, Compat: openaiCompat})
 	r := drainStream(t, p, context.Background(), chatReq())

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/llm/llmtest"
 	"github.com/reinhq/rein/tool"
 )
 
@@ -21,22 +22,12 @@ func specs(names ...string) []llm.ToolSpec {
 	return out
 }
 
+// stream reads a stream with llmtest.Drain, which checks the provider
+// contract.
 func stream(t *testing.T, p llm.Provider, req *llm.Request) (llm.Message, []llm.Event, error) {
 	t.Helper()
-	var acc llm.Accumulator
-	var evs []llm.Event
-	var last error
-	for ev, err := range p.Stream(context.Background(), req) {
-		acc.Add(ev)
-		evs = append(evs, ev)
-		if err != nil {
-			last = err
-		}
-	}
-	if n := len(evs); n == 0 || !evs[n-1].Final() || evs[0].Type != llm.EventStart {
-		t.Fatalf("malformed stream: %v", evs)
-	}
-	return *evs[len(evs)-1].Message, evs, last
+	s := llmtest.Drain(t, p.Stream(context.Background(), req))
+	return s.Message, s.Events, s.Err
 }
 
 func kinds(m llm.Message) string {
