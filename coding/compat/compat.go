@@ -14,7 +14,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reinhq/rein/hook"
+	"github.com/reinhq/rein/hook/command"
 )
 
 // DocLink is where the differences are explained.
@@ -139,9 +139,9 @@ func scanSettings(path string) []Finding {
 		} `json:"hooks"`
 	}
 	if json.Unmarshal(doc["hooks"], &hooks) == nil {
-		known := hook.CommandEvents()
+		known := command.Events()
 		for _, ev := range sortedKeys(hooks) {
-			if !slices.Contains(known, hook.CommandEvent(ev)) {
+			if !slices.Contains(known, command.Event(ev)) {
 				add("hooks."+ev, fmt.Sprintf("rein runs no %s hooks", ev))
 				continue
 			}
