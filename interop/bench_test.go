@@ -157,14 +157,24 @@ func BenchmarkImport(b *testing.B) {
 }
 
 // BenchmarkExport writes a 10,000-entry session in each format,
-// reporting the output size and the bytes allocated per export as a
-// multiple of it (alloc-x).
+// reporting the output size, the bytes allocated per export as a
+// multiple of it (alloc-x), and the peak of the heap during one export
+// above what was live before it (the session), as a multiple of the
+// output (peak-x).
 func BenchmarkExport(b *testing.B) {
 	src := bigSession(benchEntries)
 	for _, f := range []Format{Pi, Claude, Codex, OpenCode, Markdown, HTML, Bundle} {
 		b.Run(string(f), func(b *testing.B) {
 			var n int
+			peak := heapPeak(func() {
+				cw := &countWriter{}
+				if _, err := Export(cw, src, f, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				n = cw.n
+			})
 			b.ReportAllocs()
+			b.ResetTimer()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
 			start, cpu := ms.TotalAlloc, cpuTime()
@@ -179,6 +189,7 @@ func BenchmarkExport(b *testing.B) {
 			runtime.ReadMemStats(&ms)
 			b.ReportMetric(float64(n), "file-bytes")
 			b.ReportMetric(float64(ms.TotalAlloc-start)/float64(b.N)/float64(n), "alloc-x")
+			b.ReportMetric(float64(peak)/float64(n), "peak-x")
 		})
 	}
 }

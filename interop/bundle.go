@@ -34,23 +34,6 @@ type bundleSession struct {
 	Entries []json.RawMessage `json:"entries"`
 }
 
-func bundleOf(s *Session) (bundleSession, error) {
-	b := bundleSession{Header: s.Header, Entries: make([]json.RawMessage, 0, len(s.Entries))}
-	for i := range s.Entries {
-		e := &s.Entries[i]
-		if len(e.Raw) > 0 {
-			b.Entries = append(b.Entries, e.Raw)
-			continue
-		}
-		line, err := json.Marshal(e)
-		if err != nil {
-			return b, err
-		}
-		b.Entries = append(b.Entries, line)
-	}
-	return b, nil
-}
-
 // family returns the sessions beside s's file that descend from it, by
 // fork or as sub-agents, parents before children.
 func family(s *Session, r *Report) []*Session {
@@ -88,30 +71,62 @@ func runsDir(path string) string {
 	return filepath.Join(filepath.Dir(dir), "runs")
 }
 
-// writeBundle writes s, its family and their run records as a bundle.
+// writeBundle writes s, its family and their run records as a bundle:
+// one JSON document, written an entry at a time (as one Encode of the
+// bundle would write it), never whole in memory.
 func writeBundle(w *bufio.Writer, s *Session, o Options, r *Report) error {
-	main, err := bundleOf(s)
-	if err != nil {
+	out := newJSONOut(w)
+	if err := out.str(fmt.Sprintf(`{"rein_bundle":%d,"session":`, bundleVersion)); err != nil {
 		return err
 	}
-	b := bundle{Bundle: bundleVersion, Session: main}
+	if err := writeBundleSession(out, s); err != nil {
+		return err
+	}
 	ids := map[string]bool{s.Header.ID: true}
-	for _, child := range family(s, r) {
-		cb, err := bundleOf(child)
-		if err != nil {
+	children := family(s, r)
+	for i, child := range children {
+		sep := ","
+		if i == 0 {
+			sep = `,"children":[`
+		}
+		if err := out.str(sep); err != nil {
 			return err
 		}
-		b.Children = append(b.Children, cb)
+		if err := writeBundleSession(out, child); err != nil {
+			return err
+		}
 		ids[child.Header.ID] = true
+	}
+	if len(children) > 0 {
+		if err := out.str("]"); err != nil {
+			return err
+		}
 	}
 	if dir := runsDir(s.Path); dir != "" {
 		runs, err := readRuns(dir, r)
 		if err != nil {
 			r.drop(dir, "the run records", err.Error())
 		}
+		n := 0
 		for _, run := range runs {
-			if ids[run.Session] {
-				b.Runs = append(b.Runs, run.Line)
+			if !ids[run.Session] {
+				continue
+			}
+			sep := ","
+			if n == 0 {
+				sep = `,"runs":[`
+			}
+			n++
+			if err := out.str(sep); err != nil {
+				return err
+			}
+			if err := out.value(run.Line); err != nil {
+				return err
+			}
+		}
+		if n > 0 {
+			if err := out.str("]"); err != nil {
+				return err
 			}
 		}
 	}
@@ -121,9 +136,39 @@ func writeBundle(w *bufio.Writer, s *Session, o Options, r *Report) error {
 			r.Calls += len(m.ToolCalls())
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(b)
+	return out.str("}\n")
+}
+
+// writeBundleSession writes one session of a bundle (bundleSession's
+// JSON): its header and its entries, each as its log line holds it.
+func writeBundleSession(out *jsonOut, s *Session) error {
+	if err := out.str(`{"header":`); err != nil {
+		return err
+	}
+	if err := out.value(&s.Header); err != nil {
+		return err
+	}
+	if err := out.str(`,"entries":[`); err != nil {
+		return err
+	}
+	for i := range s.Entries {
+		if i > 0 {
+			if err := out.str(","); err != nil {
+				return err
+			}
+		}
+		e := &s.Entries[i]
+		var err error
+		if len(e.Raw) > 0 {
+			err = out.value(e.Raw)
+		} else {
+			err = out.value(e)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return out.str("]}")
 }
 
 // Restored is what RestoreBundle wrote.

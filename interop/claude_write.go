@@ -29,6 +29,8 @@ func writeClaude(w *bufio.Writer, s *Session, o Options, r *Report) error {
 	uid := func(id string) string { return uuidOf(sid, id) }
 	gone := alias{}
 	skipped := map[string]int{}
+	var cm claudeMessageOut
+	var blocks []claudeBlock
 	for _, e := range ordered(s, r) {
 		parent := gone.resolve(e.Parent)
 		var pp *string
@@ -41,29 +43,30 @@ func writeClaude(w *bufio.Writer, s *Session, o Options, r *Report) error {
 		switch e.Type {
 		case session.TypeMessage:
 			m := e.Message
-			cm := claudeMessage{Role: "user"}
+			cm = claudeMessageOut{claudeMessage: claudeMessage{Role: "user"}}
+			out := claudeLineOut{Message: &cm}
 			switch m.Role {
 			case llm.RoleUser:
 				l.Type = "user"
 				cm.Content = claudeUserContent(m)
 			case llm.RoleToolResult:
 				l.Type = "user"
-				b := map[string]any{"type": "tool_result", "tool_use_id": m.ToolCallID, "content": claudeResultBlocks(m)}
-				if m.IsError {
-					b["is_error"] = true
-				}
-				cm.Content, _ = json.Marshal([]any{b})
-				l.ToolUseResult, _ = json.Marshal(m.Text())
+				cm.Content = []claudeResultOut{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: claudeResultBlocks(m), IsError: m.IsError}}
+				out.ToolUseResult = m.Text()
 			case llm.RoleAssistant:
 				l.Type = "assistant"
-				cm = claudeAssistant(m, e.ID, r)
+				blocks = claudeAssistant(m, e.ID, r, &cm, blocks[:0])
 				if m.ResponseID != "" {
 					l.RequestID = "req_" + m.ResponseID
 				}
 			}
-			l.Message, _ = json.Marshal(cm)
+			out.claudeLine = l
+			if err := enc.Encode(&out); err != nil {
+				return err
+			}
 			r.Messages++
 			r.Calls += len(m.ToolCalls())
+			continue
 		case session.TypeCompaction:
 			b := claudeLine{Type: "system", Subtype: "compact_boundary", UUID: uid(e.ID + ".boundary"), LogicalParent: derefOr(pp), UserType: "external",
 				Cwd: s.Header.Cwd, SessionID: sid, Version: version, GitBranch: &branch, Timestamp: l.Timestamp}
@@ -116,32 +119,67 @@ func mustJSON(v any) json.RawMessage {
 	return b
 }
 
-func claudeUserContent(m *llm.Message) json.RawMessage {
+// claudeLineOut is a Claude Code line as written: its message and tool
+// result values, not JSON text (the fields shadow claudeLine's).
+type claudeLineOut struct {
+	claudeLine
+	Message       *claudeMessageOut `json:"message,omitempty"`
+	ToolUseResult any               `json:"toolUseResult,omitempty"`
+}
+
+// claudeMessageOut is a message as written: Content is a string or a
+// slice of blocks.
+type claudeMessageOut struct {
+	claudeMessage
+	Content any `json:"content"`
+}
+
+// claudeResultOut is a tool_result block as written: Content is a string
+// or a slice of blocks.
+type claudeResultOut struct {
+	Type      string `json:"type"`
+	ToolUseID string `json:"tool_use_id"`
+	Content   any    `json:"content"`
+	IsError   bool   `json:"is_error,omitempty"`
+}
+
+func claudeImage(c *llm.Content) claudeBlock {
+	b := claudeBlock{Type: "image"}
+	b.Source = &struct {
+		Type      string `json:"type"`
+		MediaType string `json:"media_type"`
+		Data      string `json:"data"`
+	}{"base64", c.MIMEType, c.Data}
+	return b
+}
+
+func claudeUserContent(m *llm.Message) any {
 	if len(m.Content) == 1 && m.Content[0].Type == llm.ContentText {
-		return mustJSON(m.Content[0].Text)
+		return m.Content[0].Text
 	}
-	var blocks []any
-	for _, c := range m.Content {
+	var blocks []claudeBlock
+	for i := range m.Content {
+		c := &m.Content[i]
 		switch c.Type {
 		case llm.ContentImage:
-			blocks = append(blocks, map[string]any{"type": "image", "source": map[string]string{"type": "base64", "media_type": c.MIMEType, "data": c.Data}})
+			blocks = append(blocks, claudeImage(c))
 		default:
-			blocks = append(blocks, map[string]string{"type": "text", "text": c.Text})
+			blocks = append(blocks, claudeBlock{Type: "text", Text: &c.Text})
 		}
 	}
-	return mustJSON(blocks)
+	return blocks
 }
 
 func claudeResultBlocks(m *llm.Message) any {
 	if len(m.Content) == 1 && m.Content[0].Type == llm.ContentText {
 		return m.Content[0].Text
 	}
-	var blocks []any
-	for _, c := range m.Content {
-		if c.Type == llm.ContentImage {
-			blocks = append(blocks, map[string]any{"type": "image", "source": map[string]string{"type": "base64", "media_type": c.MIMEType, "data": c.Data}})
+	var blocks []claudeBlock
+	for i := range m.Content {
+		if c := &m.Content[i]; c.Type == llm.ContentImage {
+			blocks = append(blocks, claudeImage(c))
 		} else {
-			blocks = append(blocks, map[string]string{"type": "text", "text": c.Text})
+			blocks = append(blocks, claudeBlock{Type: "text", Text: &c.Text})
 		}
 	}
 	if blocks == nil {
@@ -152,7 +190,9 @@ func claudeResultBlocks(m *llm.Message) any {
 
 var claudeStopOut = map[llm.StopReason]string{llm.StopEnd: "end_turn", llm.StopToolUse: "tool_use", llm.StopLength: "max_tokens"}
 
-func claudeAssistant(m *llm.Message, entryID string, r *Report) claudeMessage {
+// claudeAssistant fills cm with the assistant message m, its blocks
+// appended to blocks (reused from the message before).
+func claudeAssistant(m *llm.Message, entryID string, r *Report, out *claudeMessageOut, blocks []claudeBlock) []claudeBlock {
 	cm := claudeMessage{ID: m.ResponseID, Type: "message", Role: "assistant", Model: m.Model}
 	if cm.ID == "" {
 		cm.ID = "msg_rein_" + entryID
@@ -175,20 +215,20 @@ func claudeAssistant(m *llm.Message, entryID string, r *Report) claudeMessage {
 	}
 	cm.Usage = &u
 	same := m.API == llm.APIAnthropicMessages
-	var blocks []any
-	for _, c := range m.Content {
+	for i := range m.Content {
+		c := &m.Content[i]
 		switch c.Type {
 		case llm.ContentText:
-			blocks = append(blocks, map[string]string{"type": "text", "text": c.Text})
+			blocks = append(blocks, claudeBlock{Type: "text", Text: &c.Text})
 		case llm.ContentThinking:
 			switch {
 			case same && c.Redacted:
-				blocks = append(blocks, map[string]string{"type": "redacted_thinking", "data": c.Signature})
+				blocks = append(blocks, claudeBlock{Type: "redacted_thinking", Data: c.Signature})
 			case same && c.Signature != "":
-				blocks = append(blocks, map[string]string{"type": "thinking", "thinking": c.Text, "signature": c.Signature})
+				blocks = append(blocks, claudeBlock{Type: "thinking", Thinking: &c.Text, Signature: c.Signature})
 			case c.Text != "":
 				// Unsigned or another provider's: Anthropic would refuse it as thinking.
-				blocks = append(blocks, map[string]string{"type": "text", "text": c.Text})
+				blocks = append(blocks, claudeBlock{Type: "text", Text: &c.Text})
 				r.drop("", "the signature of thinking from "+string(m.API), "only Anthropic's own thinking can go back as thinking; kept as text")
 			default:
 				r.drop("", "encrypted reasoning from "+string(m.API), "only the provider that made it can read it")
@@ -198,14 +238,14 @@ func claudeAssistant(m *llm.Message, entryID string, r *Report) claudeMessage {
 			if !c.ArgumentsObject() {
 				args = mustJSON(map[string]string{"_raw": c.RawArguments()})
 			}
-			blocks = append(blocks, map[string]any{"type": "tool_use", "id": c.ID, "name": name, "input": args})
+			blocks = append(blocks, claudeBlock{Type: "tool_use", ID: c.ID, Name: name, Input: args})
 		case llm.ContentImage:
 			r.drop("", "an image in an assistant message", "Claude Code's assistant lines hold no images")
 		}
 	}
 	if blocks == nil {
-		blocks = []any{}
+		blocks = []claudeBlock{}
 	}
-	cm.Content = mustJSON(blocks)
-	return cm
+	*out = claudeMessageOut{claudeMessage: cm, Content: blocks}
+	return blocks
 }

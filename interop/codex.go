@@ -24,6 +24,15 @@ type codexLine struct {
 	Payload   json.RawMessage `json:"payload"`
 }
 
+// codexLineOut is a record as written: its payload a value, not JSON
+// text.
+type codexLineOut struct {
+	Timestamp string `json:"timestamp"`
+	Ordinal   *int   `json:"ordinal,omitempty"`
+	Type      string `json:"type"`
+	Payload   any    `json:"payload"`
+}
+
 type codexMeta struct {
 	ID            string `json:"id"`
 	Timestamp     string `json:"timestamp"`
@@ -305,7 +314,7 @@ func writeCodex(w *bufio.Writer, s *Session, o Options, r *Report) error {
 		}
 		p := ordinal
 		ordinal++
-		return enc.Encode(codexLine{Timestamp: ts.UTC().Format(piTime), Ordinal: &p, Type: typ, Payload: mustJSON(payload)})
+		return enc.Encode(codexLineOut{Timestamp: ts.UTC().Format(piTime), Ordinal: &p, Type: typ, Payload: payload})
 	}
 	if err := emit(created, "session_meta", codexMeta{ID: tid, Timestamp: created.UTC().Format(piTime), Cwd: h.Cwd, Originator: "rein",
 		CLIVersion: version, Source: "cli", ModelProvider: cmp.Or(o.Provider, "openai")}); err != nil {

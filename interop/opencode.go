@@ -304,6 +304,29 @@ func writeOpenCode(w *bufio.Writer, s *Session, o Options, r *Report) error {
 			results[m.ToolCallID] = m
 		}
 	}
+	// The document is written a message at a time, as one Encode of it
+	// with this indentation would write it, never whole in memory.
+	out := newJSONOut(w)
+	out.indent("  ", "  ")
+	if err := out.str("{\n  \"info\": "); err != nil {
+		return err
+	}
+	if err := out.value(&doc.Info); err != nil {
+		return err
+	}
+	out.indent("    ", "  ")
+	n := 0
+	write := func(om *ocMessage) error {
+		sep := ",\n    "
+		if n == 0 {
+			sep = ",\n  \"messages\": [\n    "
+		}
+		n++
+		if err := out.str(sep); err != nil {
+			return err
+		}
+		return out.value(om)
+	}
 	lastUser, lastModel := "", &ocModel{ProviderID: "rein", ModelID: "unknown"}
 	for i := range ctx.Messages {
 		m := &ctx.Messages[i]
@@ -324,7 +347,9 @@ func writeOpenCode(w *bufio.Writer, s *Session, o Options, r *Report) error {
 				om.Parts = append(om.Parts, ocPart{ID: ids.next("prt"), SessionID: sid, MessageID: mid, Type: "text", Text: text})
 			}
 			lastUser = mid
-			doc.Messages = append(doc.Messages, om)
+			if err := write(&om); err != nil {
+				return err
+			}
 			r.Messages++
 		case llm.RoleAssistant:
 			mid := ids.next("msg")
@@ -381,12 +406,14 @@ func writeOpenCode(w *bufio.Writer, s *Session, o Options, r *Report) error {
 					r.Calls++
 				}
 			}
-			doc.Messages = append(doc.Messages, om)
+			if err := write(&om); err != nil {
+				return err
+			}
 			r.Messages++
 		}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	if n == 0 {
+		return out.str(",\n  \"messages\": null\n}\n")
+	}
+	return out.str("\n  ]\n}\n")
 }

@@ -34,6 +34,8 @@ func writePi(w *bufio.Writer, s *Session, o Options, r *Report) error {
 	}
 	dropped := map[string]int{}
 	last := ""
+	var pm piMessageOut
+	var blocks []piBlock
 	for _, e := range ordered(s, r) {
 		last = e.ID
 		pe := piEntry{Type: string(e.Type), ID: e.ID, Timestamp: piStamp(e.Timestamp, created)}
@@ -42,13 +44,18 @@ func writePi(w *bufio.Writer, s *Session, o Options, r *Report) error {
 		}
 		switch e.Type {
 		case session.TypeMessage:
-			pm, err := piFromMessage(e.Message, r)
-			if err != nil {
+			var err error
+			if blocks, err = piFromMessage(e.Message, r, &pm, blocks[:0]); err != nil {
 				return err
 			}
-			pe.Message = pm
+			// The message is written within the line, not marshalled
+			// apart and copied in.
+			if err := enc.Encode(piLineOut{piEntry: pe, Message: &pm}); err != nil {
+				return err
+			}
 			r.Messages++
 			r.Calls += len(e.Message.ToolCalls())
+			continue
 		case session.TypeModelChange:
 			pe.Provider, pe.ModelID = e.Provider, e.Model
 		case session.TypeThinkingChange:
@@ -122,12 +129,26 @@ func piStamp(t, fallback time.Time) string {
 	return t.UTC().Format(piTime)
 }
 
-func piFromMessage(m *llm.Message, r *Report) (json.RawMessage, error) {
-	pm := piMessage{Timestamp: m.Timestamp.UnixMilli()}
+// piLineOut is a pi entry line as written: its message a value, not
+// JSON text (the field shadows piEntry's).
+type piLineOut struct {
+	piEntry
+	Message *piMessageOut `json:"message,omitempty"`
+}
+
+// piMessageOut is a pi message as written, its content blocks values.
+type piMessageOut struct {
+	piMessage
+	Content []piBlock `json:"content"`
+}
+
+// piFromMessage fills pm with m in pi's terms, its content blocks
+// appended to blocks (reused from the message before).
+func piFromMessage(m *llm.Message, r *Report, pm *piMessageOut, blocks []piBlock) ([]piBlock, error) {
+	*pm = piMessageOut{piMessage: piMessage{Timestamp: m.Timestamp.UnixMilli()}}
 	if m.Timestamp.IsZero() {
 		pm.Timestamp = 0
 	}
-	var blocks []piBlock
 	for _, c := range m.Content {
 		switch c.Type {
 		case llm.ContentText:
@@ -149,7 +170,7 @@ func piFromMessage(m *llm.Message, r *Report) (json.RawMessage, error) {
 	if blocks == nil {
 		blocks = []piBlock{}
 	}
-	pm.Content, _ = json.Marshal(blocks)
+	pm.Content = blocks
 	switch m.Role {
 	case llm.RoleUser:
 		pm.Role = "user"
@@ -182,7 +203,7 @@ func piFromMessage(m *llm.Message, r *Report) (json.RawMessage, error) {
 		isErr := m.IsError
 		pm.IsError = &isErr
 	default:
-		return nil, fmt.Errorf("a message with the role %q", m.Role)
+		return blocks, fmt.Errorf("a message with the role %q", m.Role)
 	}
-	return json.Marshal(pm)
+	return blocks, nil
 }

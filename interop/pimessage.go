@@ -10,5 +10,9 @@ import (
 // toolResult message, with pi's tool names and block types), the shape
 // of pi's session files and of its RPC mode's events.
 func PiMessage(m *llm.Message) (json.RawMessage, error) {
-	return piFromMessage(m, nil)
+	var pm piMessageOut
+	if _, err := piFromMessage(m, nil, &pm, nil); err != nil {
+		return nil, err
+	}
+	return json.Marshal(&pm)
 }
