@@ -91,6 +91,7 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 		}
 	}
 	ps.cmds = &hook.Commands{Config: cfg, ProjectDir: s.ws.Root, Env: s.childEnv(), Exec: s.hookExec(), ContextEnv: traceEnv, AgentID: s.o.agentID(), AgentType: s.o.agentType(),
+		EnvFileDir: sessionEnvDir,
 		Report: func(r hook.Report) {
 			if r.Error {
 				s.o.warnf("hook: %v", r)
@@ -98,6 +99,7 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 				s.o.Warn("hook: " + r.Message)
 			}
 		}}
+	s.env.setHooks(ps.cmds)
 	return ps, nil
 }
 
