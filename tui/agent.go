@@ -46,8 +46,9 @@ type AgentOptions struct {
 // its own, asks the agent's approval requests as dialogs, lists running
 // sub-agents, and offers to raise a spending limit a prompt reached.
 // When it ends, the running prompt is aborted and waited for, and the
-// agent's resume hint is written to Output. The agent's start-up
-// notice (see coding.Agent.StartupNotice) opens the transcript. RunAgent does not close a.
+// agent's resume hint is written to Output. The agent's start-up notice
+// (see coding.Agent.StartupNotice) opens the transcript. RunAgent does
+// not close a.
 func RunAgent(ctx context.Context, a *coding.Agent, o AgentOptions) error {
 	getenv := o.Getenv
 	if getenv == nil {
