@@ -86,6 +86,11 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 		if err != nil {
 			return nil, configError(err, f.Path)
 		}
+		if f.Claude {
+			// Claude Code's hook events and types rein does not run are
+			// in the one start-up notice (noticeClaudeSetup).
+			continue
+		}
 		for _, w := range warns {
 			s.o.warnf("warning: %v", w)
 		}

@@ -38,6 +38,9 @@ type setup struct {
 	volatile func(prompt.Turn) string
 	// env gives bash what SessionStart hooks exported (sessionenv.go).
 	env sessionEnv
+	// notice is the start-up line about the Claude Code setup rein does
+	// not honour (claudenotice.go).
+	notice string
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the
