@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -62,8 +63,35 @@ type Tool struct {
 	// Name only, and a tool really named so wins over an alias.
 	Aliases []string
 
-	schema  *jsonschema.Resolved
-	emptyOK bool // the schema accepts {}
+	schema *compiledSchema // nil until NewRegistry or Validate compiles Schema
+}
+
+// compiledSchema is an argument schema compiled for validation, once, on
+// the first call to get; safe for concurrent use.
+type compiledSchema struct {
+	raw      json.RawMessage
+	once     sync.Once
+	resolved *jsonschema.Resolved
+	emptyOK  bool // the schema accepts {}
+	err      error
+}
+
+// get compiles the schema on its first call and returns the result.
+func (c *compiledSchema) get() (*jsonschema.Resolved, bool, error) {
+	c.once.Do(func() {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(c.raw, &s); err != nil {
+			c.err = fmt.Errorf("schema is not valid JSON Schema: %w", err)
+			return
+		}
+		r, err := s.Resolve(nil)
+		if err != nil {
+			c.err = fmt.Errorf("schema: %w", err)
+			return
+		}
+		c.resolved, c.emptyOK = r, r.Validate(map[string]any{}) == nil
+	})
+	return c.resolved, c.emptyOK, c.err
 }
 
 // Spec returns the description of the tool sent to models.
@@ -82,16 +110,11 @@ func (t *Tool) resolve() error {
 	if len(t.Schema) == 0 {
 		t.Schema = json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(t.Schema, &s); err != nil {
-		return fmt.Errorf("tool %q: schema is not valid JSON Schema: %w", t.Name, err)
+	c := &compiledSchema{raw: t.Schema}
+	if _, _, err := c.get(); err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
-	r, err := s.Resolve(nil)
-	if err != nil {
-		return fmt.Errorf("tool %q: schema: %w", t.Name, err)
-	}
-	t.schema = r
-	t.emptyOK = r.Validate(map[string]any{}) == nil
+	t.schema = c
 	return nil
 }
 
@@ -115,14 +138,18 @@ func (t *Tool) Validate(args json.RawMessage) error {
 			return err
 		}
 	}
-	if t.emptyOK && isEmptyObject(args) {
+	schema, emptyOK, err := t.schema.get()
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	if emptyOK && isEmptyObject(args) {
 		return nil
 	}
 	var v any
 	if err := json.Unmarshal(args, &v); err != nil {
 		return fmt.Errorf("the arguments are not valid JSON: %v", err)
 	}
-	if err := t.schema.Validate(v); err != nil {
+	if err := schema.Validate(v); err != nil {
 		return fmt.Errorf("the arguments do not match the schema: %s", cleanSchemaError(err))
 	}
 	return nil

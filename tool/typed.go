@@ -10,14 +10,15 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// typedSchema is the schema New derives from an argument type, compiled.
-// It depends on the type alone and is never changed once made, so each
-// type's is made once per process and shared by every tool built from
-// it (a session opened per sub-agent builds the same tools again).
+// typedSchema is the schema New derives from an argument type, and its
+// compiled form. It depends on the type alone and is never changed once
+// made, so each type's is made once per process and shared by every tool
+// built from it (a session opened per sub-agent builds the same tools
+// again). The compiled form is made on the first call to validate: a run
+// offers every tool to the model but calls only a few.
 type typedSchema struct {
-	raw      json.RawMessage
-	resolved *jsonschema.Resolved
-	emptyOK  bool
+	raw     json.RawMessage
+	compile *compiledSchema
 }
 
 // typedSchemas caches typedSchema by argument type (reflect.Type).
@@ -36,15 +37,7 @@ func schemaFor[In any]() (*typedSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c jsonschema.Schema
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return nil, err
-	}
-	r, err := c.Resolve(nil)
-	if err != nil {
-		return nil, err
-	}
-	ts := &typedSchema{raw: raw, resolved: r, emptyOK: r.Validate(map[string]any{}) == nil}
+	ts := &typedSchema{raw: raw, compile: &compiledSchema{raw: raw}}
 	v, _ := typedSchemas.LoadOrStore(key, ts)
 	return v.(*typedSchema), nil
 }
@@ -64,8 +57,7 @@ func New[In any](name, description string, fn func(ctx context.Context, call *Ca
 		Name:        name,
 		Description: description,
 		Schema:      ts.raw,
-		schema:      ts.resolved,
-		emptyOK:     ts.emptyOK,
+		schema:      ts.compile,
 		Run: func(ctx context.Context, call *Call) Result {
 			var in In
 			if len(call.Args) > 0 {
