@@ -132,6 +132,8 @@ func (g *Gate) block(s *script) *finding {
 
 var harmlessDev = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/zero": true, "/dev/fd/1": true, "/dev/fd/2": true}
 
+// resolve returns p absolute and clean: ~ is the home directory, and a
+// relative path is relative to cwd.
 func (g *Gate) resolve(cwd, p string) string {
 	if p == "~" || strings.HasPrefix(p, "~/") {
 		if g.o.Home == "" {
@@ -140,7 +142,7 @@ func (g *Gate) resolve(cwd, p string) string {
 		p = filepath.Join(g.o.Home, strings.TrimPrefix(p, "~"))
 	}
 	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
+		return filepath.Join(cwd, p) // Join cleans
 	}
 	return filepath.Clean(p)
 }

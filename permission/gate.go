@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,7 +173,8 @@ type Verdict struct {
 	By     string
 	Reason string
 	// Suggest is what an "allow always" answer would store, for display:
-	// the rules of SuggestRules joined by ", ".
+	// the rules of SuggestRules joined by ", ". Both are set only when
+	// Effect is Ask.
 	Suggest string
 	// SuggestRules are the rules an "allow always" answer stores: together
 	// they allow the call they were offered for.
@@ -231,9 +231,11 @@ type subject struct {
 	// touches are the paths a bash command reads and writes; probes
 	// caches what the decision learnt of the file system.
 	touches []touch
-	probes  map[string]os.FileInfo
-	// texts are the texts deny and ask rules see (see denyTexts).
-	texts []string
+	probes  probeCache
+	// texts are the texts deny and ask rules see (see denyTexts), made
+	// when a rule first needs them (textsDone).
+	texts     []string
+	textsDone bool
 	// agent is the subagent_type of an agent call.
 	agent string
 }
@@ -259,12 +261,8 @@ func (g *Gate) subject(call *tool.Call) subject {
 		s.command = args.Command
 		s.bash = parseScript(args.Command)
 		s.touches = g.touches(s.bash)
-		s.probes = make(map[string]os.FileInfo, len(g.above)+8)
-		maps.Copy(s.probes, g.above)
+		s.probes.above = g.above
 		g.linkedPrograms(s.bash)
-		for j := range s.bash.cmds {
-			s.texts = append(s.texts, denyTexts(&s.bash.cmds[j])...)
-		}
 	case pathTools[name]:
 		p := args.Path
 		if p == "" {
@@ -275,6 +273,19 @@ func (g *Gate) subject(call *tool.Call) subject {
 		s.inside = within(g.o.Workdir, s.path) && (s.real == "" || within(g.o.Workdir, s.real))
 	}
 	return s
+}
+
+// denyTexts returns the texts deny and ask rules see for the bash
+// command of s: those of each of its simple commands.
+func (s *subject) denyTexts() []string {
+	if !s.textsDone {
+		s.textsDone = true
+		s.texts = make([]string, 0, 2*len(s.bash.cmds))
+		for j := range s.bash.cmds {
+			s.texts = appendDenyTexts(s.texts, &s.bash.cmds[j])
+		}
+	}
+	return s.texts
 }
 
 func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) Verdict {
@@ -289,8 +300,6 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 	if mode == ModePlan && !s.readOnly && !g.modeAllowsBash(&s, false) {
 		return Verdict{Effect: Deny, By: "mode", Reason: PlanMessage}
 	}
-	offered := suggestRules(&s, g.o.Workdir)
-	suggest := strings.Join(offered, ", ")
 	if s.bash != nil && g.o.Blocker != BlockerOff {
 		if f := g.block(s.bash); f != nil {
 			eff := Deny
@@ -311,10 +320,10 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			Reason: fmt.Sprintf("%s is a protected path (repository data, settings or hooks); changing it always needs the user's approval.", p)}
 	}
 	if hv.Effect == Ask {
-		return Verdict{Effect: Ask, By: "hook", Reason: hv.Reason, Suggest: suggest, SuggestRules: offered}
+		return g.offer(Verdict{Effect: Ask, By: "hook", Reason: hv.Reason}, &s)
 	}
 	if r := match(rules, Ask, &s); r != nil {
-		return Verdict{Effect: Ask, By: "rule", Rule: r.Text, Source: r.Source, Suggest: suggest, SuggestRules: offered}
+		return g.offer(Verdict{Effect: Ask, By: "rule", Rule: r.Text, Source: r.Source}, &s)
 	}
 	if hv.Effect == Allow {
 		return Verdict{Effect: Allow, By: "hook", Reason: hv.Reason}
@@ -347,7 +356,19 @@ func (g *Gate) decide(call *tool.Call, mode Mode, rules []Rule, hv HookVerdict) 
 			eff = Allow
 		}
 	}
-	return Verdict{Effect: eff, By: "mode", Rule: "mode " + string(mode), Suggest: suggest, SuggestRules: offered}
+	v := Verdict{Effect: eff, By: "mode", Rule: "mode " + string(mode)}
+	if eff == Ask {
+		v = g.offer(v, &s)
+	}
+	return v
+}
+
+// offer fills in the rules an "allow always" answer to v would store.
+// Only verdicts that ask need them, so only those pay for them.
+func (g *Gate) offer(v Verdict, s *subject) Verdict {
+	v.SuggestRules = suggestRules(s, g.o.Workdir)
+	v.Suggest = strings.Join(v.SuggestRules, ", ")
+	return v
 }
 
 func orText(s, def string) string {
@@ -370,7 +391,7 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 			rd, ed := r.readKind(), r.editKind()
 			for j := range s.touches {
 				t := &s.touches[j]
-				if (rd && t.read || ed && t.write) && hitOf(r, t, s.probes) {
+				if (rd && t.read || ed && t.write) && hitOf(r, t, &s.probes) {
 					return r
 				}
 			}
@@ -390,7 +411,7 @@ func match(rules []Rule, eff Effect, s *subject) *Rule {
 			if r.matchCommand(strings.TrimSpace(s.command)) {
 				return r
 			}
-			for _, t := range s.texts {
+			for _, t := range s.denyTexts() {
 				if r.matchCommand(t) {
 					return r
 				}

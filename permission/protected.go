@@ -39,7 +39,7 @@ func (g *Gate) protected(s *subject) string {
 			if g.isProtected(t.abs) {
 				return g.show(t.abs)
 			}
-			if t.probe(s.probes); t.real != "" && g.isProtected(t.real) {
+			if t.probe(&s.probes); t.real != "" && g.isProtected(t.real) {
 				return t.real
 			}
 			if !t.parent {
@@ -62,17 +62,24 @@ func (g *Gate) show(p string) string {
 
 // isProtected reports whether abs is a protected path.
 func (g *Gate) isProtected(abs string) bool {
-	parts := strings.Split(filepath.ToSlash(abs), "/")
-	for i, p := range parts {
+	rest := filepath.ToSlash(abs)
+	for rest != "" {
+		p, more, last := rest, "", true
+		if i := strings.IndexByte(rest, '/'); i >= 0 {
+			p, more, last = rest[:i], rest[i+1:], false
+		}
 		if protectedDirs[p] {
 			return true
 		}
-		if i == len(parts)-1 && protectedFiles[p] {
+		if last && protectedFiles[p] {
 			return true
 		}
-		if p == ".config" && i+1 < len(parts) && (parts[i+1] == "rein" || parts[i+1] == "git") {
-			return true // the user's rein and git config
+		if p == ".config" && !last {
+			if next, _, _ := strings.Cut(more, "/"); next == "rein" || next == "git" {
+				return true // the user's rein and git config
+			}
 		}
+		rest = more
 	}
 	return false
 }

@@ -114,7 +114,7 @@ func (g *Gate) modeAllowsBash(s *subject, edits bool) bool {
 		if t.abs == "" || t.unknown != "" || t.maybe && edits {
 			return false
 		}
-		t.probe(s.probes)
+		t.probe(&s.probes)
 		if !g.insideWork(t.abs) || t.real != "" && !g.insideWork(t.real) {
 			return false
 		}

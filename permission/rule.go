@@ -136,16 +136,17 @@ func ParseRule(text string, effect Effect, source string, base PathBase) (Rule, 
 		return bad("%q is not a tool name", name)
 	}
 	r.tool, r.spec = name, spec
-	r.kinds = kindSet
+	kinds := kindSet // r.kinds stays unset while matchesTool is asked
 	if r.matchesTool("bash") {
-		r.kinds |= kindBash
+		kinds |= kindBash
 	}
 	if r.matchesTool("read") || r.matchesTool("grep") || r.matchesTool("find") || r.matchesTool("ls") {
-		r.kinds |= kindRead
+		kinds |= kindRead
 	}
 	if r.matchesTool("edit") || r.matchesTool("write") {
-		r.kinds |= kindEdit
+		kinds |= kindEdit
 	}
+	r.kinds = kinds
 	switch {
 	case spec == "":
 	case name == "Bash" || name == "bash":
@@ -248,6 +249,9 @@ func pathGlobs(spec string, base PathBase) ([]string, error) {
 func (r *Rule) matchesTool(tool string) bool {
 	if r.tool == tool {
 		return true
+	}
+	if tool == "bash" && r.kinds&kindSet != 0 {
+		return r.kinds&kindBash != 0 // the most frequent question, answered by ParseRule
 	}
 	if ts, ok := claudeTools[r.tool]; ok {
 		for _, t := range ts {

@@ -3,6 +3,7 @@ package permission
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -108,7 +109,7 @@ const (
 // parseScript analyses src. It never fails: what does not parse is
 // reported with ok false.
 func parseScript(src string) *script {
-	s := &script{ok: true, raw: src}
+	s := &script{ok: true, raw: src, cmds: make([]command, 0, 4)}
 	a := &analyser{s: s} // its maps are made when first written
 	a.parse(src, 0)
 	return s
@@ -130,15 +131,15 @@ type analyser struct {
 	// written), so that running one of them is not taken for the
 	// program its name suggests.
 	written map[string]bool
-	// stdin is what a pipe feeds the command being walked, when known.
-	stdin *pipeText
+	// stdin is what a pipe feeds the command being walked.
+	stdin pipeText
 }
 
-// pipeText is the output of the left side of a pipe: known when it is
-// an echo or printf of literal words.
+// pipeText is the output of the left side of a pipe (fed is set when
+// there is one): known when it is an echo or printf of literal words.
 type pipeText struct {
-	text  string
-	known bool
+	text       string
+	known, fed bool
 }
 
 // setVar records a variable's value.
@@ -182,19 +183,25 @@ func (a *analyser) walk(n syntax.Node, depth int) {
 				before := len(a.s.cmds)
 				a.walk(x.X, depth)
 				var from []string
-				for _, c := range a.s.cmds[before:] {
-					if nm := c.name(); nm != "" {
+				for i := before; i < len(a.s.cmds); i++ {
+					if nm := a.s.cmds[i].name(); nm != "" {
 						from = append(from, nm)
 					}
 				}
+				from = slices.Clip(from) // shared by the commands below
 				out := a.output(x.X)
+				out.fed = true
 				mid := len(a.s.cmds)
 				saved := a.stdin
-				a.stdin = &out
+				a.stdin = out
 				a.walk(x.Y, depth)
 				a.stdin = saved
 				for i := mid; i < len(a.s.cmds); i++ {
-					a.s.cmds[i].pipedFrom = append(a.s.cmds[i].pipedFrom, from...)
+					if a.s.cmds[i].pipedFrom == nil {
+						a.s.cmds[i].pipedFrom = from
+					} else {
+						a.s.cmds[i].pipedFrom = append(a.s.cmds[i].pipedFrom, from...)
+					}
 				}
 				return false
 			}
@@ -274,7 +281,12 @@ func (a *analyser) output(n syntax.Node) pipeText {
 	if !ok || len(call.Args) == 0 {
 		return pipeText{}
 	}
-	var words []string
+	if first, ok := a.word(call.Args[0]); !ok {
+		return pipeText{}
+	} else if b := path.Base(first); b != "echo" && b != "printf" && b != "cat" {
+		return pipeText{} // the only programs whose output is known
+	}
+	words := make([]string, 0, len(call.Args))
 	for _, w := range call.Args {
 		v, ok := a.word(w)
 		if !ok {
@@ -330,7 +342,7 @@ func (a *analyser) call(call *syntax.CallExpr, redirs []*syntax.Redirect, depth 
 		}
 		return
 	}
-	c := command{}
+	c := command{words: make([]string, 0, len(call.Args)), lit: make([]bool, 0, len(call.Args))}
 	for _, as := range call.Assigns {
 		switch as.Name.Value {
 		case "PATH", "BASH_ENV", "ENV", "LD_PRELOAD", "LD_LIBRARY_PATH", "IFS":

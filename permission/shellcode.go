@@ -69,7 +69,7 @@ func (a *analyser) nested(i int, redirs []*syntax.Redirect, depth int) {
 				return "", false, true
 			}
 		}
-		if stdin != nil {
+		if stdin.fed {
 			return stdin.text, stdin.known, true
 		}
 		return "", false, c.xargs

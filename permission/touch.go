@@ -33,23 +33,27 @@ var familyOf = func() map[string][]string {
 	return m
 }()
 
-// denyTexts are the texts deny and ask rules see for c: as written, with
-// the program by name, and with each program of its family in its place.
-func denyTexts(c *command) []string {
-	out := []string{c.text()}
-	progs := append([]string{c.prog}, c.also...)
-	for _, p := range progs {
+// appendDenyTexts appends to out the texts deny and ask rules see for
+// c: as written, with the program by name, and with each program of its
+// family in its place.
+func appendDenyTexts(out []string, c *command) []string {
+	out = append(out, c.text())
+	add := func(p string) {
 		if p == "" {
-			continue
+			return
 		}
-		if t := c.progText(p); t != out[0] {
-			out = append(out, t)
+		if p != c.words[0] { // else progText(p) is text()
+			out = append(out, c.progText(p))
 		}
 		for _, m := range familyOf[p] {
 			if m != p {
 				out = append(out, c.progText(m))
 			}
 		}
+	}
+	add(c.prog)
+	for _, p := range c.also {
+		add(p)
 	}
 	return out
 }
@@ -73,9 +77,55 @@ type touch struct {
 	info   os.FileInfo
 }
 
+// probeCache holds what one decision learnt of the file system: a
+// path's Lstat info, nil when it is absent. above is the gate's own,
+// shared and never written (see Gate.above); the decision's own are in
+// few (most decisions look at a handful of paths) and then in more.
+type probeCache struct {
+	above map[string]os.FileInfo
+	few   [8]probed
+	n     int
+	more  map[string]os.FileInfo
+}
+
+type probed struct {
+	path string
+	info os.FileInfo
+}
+
+func (c *probeCache) get(p string) (os.FileInfo, bool) {
+	if c == nil {
+		return nil, false
+	}
+	if fi, ok := c.above[p]; ok {
+		return fi, true
+	}
+	for _, e := range c.few[:c.n] {
+		if e.path == p {
+			return e.info, true
+		}
+	}
+	fi, ok := c.more[p]
+	return fi, ok
+}
+
+func (c *probeCache) put(p string, fi os.FileInfo) {
+	switch {
+	case c == nil:
+	case c.n < len(c.few):
+		c.few[c.n] = probed{p, fi}
+		c.n++
+	default:
+		if c.more == nil {
+			c.more = map[string]os.FileInfo{}
+		}
+		c.more[p] = fi
+	}
+}
+
 // probe looks at the touched file once, however many rules ask; cache
 // holds what this decision already learnt of directories on the way.
-func (t *touch) probe(cache map[string]os.FileInfo) {
+func (t *touch) probe(cache *probeCache) {
 	if t.probed {
 		return
 	}
@@ -85,27 +135,28 @@ func (t *touch) probe(cache map[string]os.FileInfo) {
 
 // probePath returns where p leads once links are resolved ("" when
 // that is p itself) and its info (nil when it does not exist). It
-// looks at p's components from the top, each once per decision (cache
-// maps a path to its Lstat info, nil when absent), and stops at the
-// first that does not exist, so paths that are not there cost few
-// system calls.
-func probePath(p string, cache map[string]os.FileInfo) (string, os.FileInfo) {
+// looks at p's components from the top, each once per decision (see
+// probeCache), and stops at the first that does not exist, so paths
+// that are not there cost few system calls.
+func probePath(p string, cache *probeCache) (string, os.FileInfo) {
 	p = filepath.Clean(p)
-	sep := string(filepath.Separator)
-	cur := ""
-	rest := strings.TrimPrefix(p, sep)
-	for rest != "" {
-		part, more, _ := strings.Cut(rest, sep)
-		rest = more
-		cur += sep + part
-		fi, seen := cache[cur]
+	const sep = filepath.Separator
+	full := p // the components below the root, each cur a prefix of it
+	if full == "" || full[0] != sep {
+		full = string(sep) + full
+	}
+	for start := 1; start < len(full); {
+		end := len(full)
+		if i := strings.IndexByte(full[start:], sep); i >= 0 {
+			end = start + i
+		}
+		cur := full[:end]
+		fi, seen := cache.get(cur)
 		if !seen {
 			if st, err := os.Lstat(cur); err == nil {
 				fi = st
 			}
-			if cache != nil {
-				cache[cur] = fi
-			}
+			cache.put(cur, fi)
 		}
 		if fi == nil {
 			return "", nil // neither it nor anything below exists
@@ -117,9 +168,10 @@ func probePath(p string, cache map[string]os.FileInfo) (string, os.FileInfo) {
 			}
 			return resolveLinks(p), info
 		}
-		if rest == "" {
+		if end == len(full) {
 			return "", fi
 		}
+		start = end + 1
 	}
 	fi, _ := os.Lstat(p)
 	return "", fi
@@ -172,7 +224,12 @@ func recursive(c *command, prog string) bool {
 // touches returns what the commands of s read and write, resolved from
 // the workspace through the script's cd commands.
 func (g *Gate) touches(s *script) []touch {
-	var out []touch
+	n := 0
+	for i := range s.cmds {
+		c := &s.cmds[i]
+		n += len(c.words) + len(c.writes) + len(c.reads) + len(c.paths)
+	}
+	out := make([]touch, 0, n) // about one a word
 	cwd := g.o.Workdir
 	add := func(w string, lit, read, write, rec bool) {
 		if strings.HasPrefix(w, "/dev/") || w == "-" || strings.Contains(w, "://") {

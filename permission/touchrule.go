@@ -189,7 +189,7 @@ func sameContent(a, b string) bool {
 
 // hitOf reports whether the path rule r covers the touch t (see
 // Gate.pathHit); a tree too large to look through counts as covered.
-func hitOf(r *Rule, t *touch, cache map[string]os.FileInfo) bool {
+func hitOf(r *Rule, t *touch, cache *probeCache) bool {
 	if t.abs == "" {
 		return false
 	}
