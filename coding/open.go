@@ -260,6 +260,7 @@ func open(ctx context.Context, o Options, sess *session.Session) (*Agent, error)
 		o.warnf("warning: cannot record the base URL in the session: %v", err)
 	}
 	bridge.attach(h)
+	s.noticeClaudeSetup()
 	return a, nil
 }
 

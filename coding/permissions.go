@@ -86,11 +86,17 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 		if err != nil {
 			return nil, configError(err, f.Path)
 		}
+		if f.Claude {
+			// Claude Code's hook events and types rein does not run are
+			// in the one start-up notice (noticeClaudeSetup).
+			continue
+		}
 		for _, w := range warns {
 			s.o.warnf("warning: %v", w)
 		}
 	}
 	ps.cmds = &hook.Commands{Config: cfg, ProjectDir: s.ws.Root, Env: s.childEnv(), Exec: s.hookExec(), ContextEnv: traceEnv, AgentID: s.o.agentID(), AgentType: s.o.agentType(),
+		EnvFileDir: sessionEnvDir,
 		Report: func(r hook.Report) {
 			if r.Error {
 				s.o.warnf("hook: %v", r)
@@ -98,6 +104,7 @@ func (s *setup) loadPermissions(reg *tool.Registry) (*perms, error) {
 				s.o.Warn("hook: " + r.Message)
 			}
 		}}
+	s.env.setHooks(ps.cmds)
 	return ps, nil
 }
 

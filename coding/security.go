@@ -165,5 +165,5 @@ func (s *setup) bashOptions(jobs *builtin.Jobs) builtin.BashOptions {
 	// CLAUDECODE=1 tells scripts (and a nested Claude Code) that they run
 	// under a coding agent, as Claude Code's bash does.
 	kept = append(kept, "CLAUDECODE=1")
-	return builtin.BashOptions{BaseEnv: kept, Sandbox: p, Jobs: jobs, Redact: s.o.Redactor}
+	return builtin.BashOptions{BaseEnv: kept, Sandbox: p, Jobs: jobs, Redact: s.o.Redactor, SessionEnv: s.env.vars}
 }

@@ -36,6 +36,11 @@ type setup struct {
 	// the prompt's volatile tier (the open work items when they changed).
 	work     *workState
 	volatile func(prompt.Turn) string
+	// env gives bash what SessionStart hooks exported (sessionenv.go).
+	env sessionEnv
+	// notice is the start-up line about the Claude Code setup rein does
+	// not honour (claudenotice.go).
+	notice string
 }
 
 // newSetup applies the defaults, resolves the workspace and reads the
@@ -48,6 +53,7 @@ func newSetup(o Options) (*setup, error) {
 		return nil, err
 	}
 	s := &setup{o: o, ws: ws}
+	s.env.s = s
 	// Trust first: nothing the workspace's files say acts before it. A
 	// sub-agent trusts what its parent settled.
 	if c := o.child; c != nil {

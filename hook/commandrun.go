@@ -50,6 +50,11 @@ type Commands struct {
 	// agent_transcript_path, the TranscriptPath) instead of Stop. Set them
 	// before hooks may run.
 	AgentID, AgentType string
+	// EnvFileDir, when set, returns the folder of a session's env files
+	// (given rein's session id and the TranscriptPath): SessionStart hooks
+	// get CLAUDE_ENV_FILE naming a file in it, and EnvDir names it for the
+	// readers of those files (ReadEnvDir). Set it before hooks may run.
+	EnvFileDir func(sessionID, transcriptPath string) string
 
 	mu         sync.Mutex
 	stopBlocks int
@@ -177,6 +182,7 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 	}
 	c.mu.Lock()
 	in.SessionID, in.TranscriptPath, in.Cwd = SessionUUID(c.SessionID), c.TranscriptPath, c.ProjectDir
+	envDir := c.envDirLocked()
 	c.mu.Unlock()
 	if in.AgentID == "" && c.AgentID != "" {
 		in.AgentID, in.AgentType = c.AgentID, c.AgentType
@@ -194,7 +200,11 @@ func (c *Commands) Run(ctx context.Context, in Input, names ...string) Verdict {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = c.runOne(ctx, in.HookEventName, h, stdin)
+			env := c.env(ctx)
+			if f := envFileFor(envDir, in.HookEventName, i); f != "" {
+				env = append(env, EnvFileVar+"="+f)
+			}
+			results[i] = c.runOne(ctx, in.HookEventName, h, stdin, env)
 		}()
 	}
 	wg.Wait()
@@ -231,12 +241,44 @@ func (c *Commands) report(r Report) {
 	}
 }
 
-func (c *Commands) runOne(ctx context.Context, ev CommandEvent, h CommandHook, stdin []byte) result {
+// EnvDir is the folder of the current session's env files, "" when
+// EnvFileDir is not set.
+func (c *Commands) EnvDir() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.envDirLocked()
+}
+
+func (c *Commands) envDirLocked() string {
+	if c.EnvFileDir == nil || c.SessionID == "" {
+		return ""
+	}
+	return c.EnvFileDir(c.SessionID, c.TranscriptPath)
+}
+
+// envFileFor returns the CLAUDE_ENV_FILE of the index-th hook of ev, or
+// "" when ev has none (Claude Code gives it to SessionStart hooks; rein
+// runs no Setup, CwdChanged or FileChanged hooks) or its folder cannot be
+// made, in which case the hook runs without it.
+func envFileFor(dir string, ev CommandEvent, index int) string {
+	if dir == "" || ev != SessionStart {
+		return ""
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return ""
+	}
+	return EnvFilePath(dir, ev, index)
+}
+
+func (c *Commands) runOne(ctx context.Context, ev CommandEvent, h CommandHook, stdin []byte, env []string) result {
 	x := c.Exec
 	if x == nil {
 		x = &Exec{}
 	}
-	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: c.env(ctx), Stdin: stdin, Timeout: h.timeout()})
+	o := x.Run(ctx, Command{Command: h.Command, Dir: c.ProjectDir, Env: env, Stdin: stdin, Timeout: h.timeout()})
 	rep := Report{Event: ev, Command: h.Command, Source: h.Source, Error: true}
 	stderr := strings.TrimSpace(string(o.Stderr))
 	switch {

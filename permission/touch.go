@@ -68,13 +68,13 @@ type touch struct {
 	// effects are known; parent: changing the path renames or removes
 	// what is below it (mv, rm -r).
 	maybe, parent bool
-	// unknown says why the path cannot be known before the command runs.
-	unknown string
 	// probed is set once real and info are filled in: where links lead
 	// ("" when nowhere else) and the file's info (nil when it is absent).
 	probed bool
-	real   string
-	info   os.FileInfo
+	// unknown says why the path cannot be known before the command runs.
+	unknown string
+	real    string
+	info    os.FileInfo
 }
 
 // probeCache holds what one decision learnt of the file system: a

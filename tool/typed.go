@@ -33,9 +33,11 @@ func schemaFor[In any]() (*typedSchema, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
+	raw, ok := appendSchema(nil, s)
+	if !ok {
+		if raw, err = json.Marshal(s); err != nil {
+			return nil, err
+		}
 	}
 	ts := &typedSchema{raw: raw, compile: &compiledSchema{raw: raw}}
 	v, _ := typedSchemas.LoadOrStore(key, ts)

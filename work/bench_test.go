@@ -23,8 +23,8 @@ import (
 // untracked file written a while before the check, as a model's edit is
 // (git lists the tree again, once per check); "new-file-now" adds it
 // just before the check, within the file system's timestamp tick, the
-// worst case (git lists it before and again after the command, since
-// the directory's stamp is too young to trust).
+// worst case (git lists it once; after the command the directory's
+// stamp is too young to trust, so its entry names are read again).
 // overhead-ms is the check's time minus the same command run bare (exec
 // of bash -c), measured in the same iteration; cpu-ms is this process's
 // CPU time per check (the command's own runs in its child).

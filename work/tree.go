@@ -26,14 +26,18 @@ import (
 // the stamps of what it came from (the index, the ignore files, every
 // directory that may hold a listed file), so a hash of a tree where no
 // file was created, removed or renamed runs no git at all, and one where
-// nothing changed reads no file. Stamps younger than a timestamp tick
-// are not trusted (see racyMargin): any edit after a hash, even one of
-// the same size within the same tick, changes the next hash. Safe for
-// concurrent use.
+// nothing changed reads no file. A stamp younger than a timestamp tick
+// (see racyMargin) is not trusted, each on its own: such a file is read
+// again, such a directory has its entry names compared with those the
+// listing saw, such an index or ignore file its content. So any edit
+// after a hash, even one of the same size within the same tick, changes
+// the next hash, while a file created just before a check costs one git
+// listing, not one per hash. Safe for concurrent use.
 type TreeHasher struct {
-	mu    sync.Mutex
-	cache map[string]fileStamp
-	lists map[string]*listing // per root
+	listMu sync.Mutex // held by list: listings are looked at and replaced
+	mu     sync.Mutex
+	cache  map[string]fileStamp
+	lists  map[string]*listing // per root
 	// gitCalls counts git invocations, for tests.
 	gitCalls int
 }
@@ -129,6 +133,8 @@ func (t *TreeHasher) list(ctx context.Context, root string) ([]string, error) {
 	if _, err := os.Stat(root); err != nil {
 		return nil, err
 	}
+	t.listMu.Lock()
+	defer t.listMu.Unlock()
 	t.mu.Lock()
 	prev := t.lists[root]
 	t.mu.Unlock()

@@ -3,6 +3,7 @@ package work
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -51,10 +52,56 @@ func statStamp(p string) stamp {
 }
 
 // watched is a path whose stat decides whether a listing still holds.
+// When the stat changed, or is too young to trust, what the path holds
+// decides: a directory's entry names, a file's content. A directory
+// touched without an entry created, removed or renamed, or a file
+// rewritten as it was, keeps the listing.
 type watched struct {
-	path   string
-	st     stamp
-	ignore bool // a source of ignore rules (.gitignore, info/exclude)
+	path    string
+	st      stamp
+	at      time.Time // when st was taken, or earlier
+	sum     [32]byte  // the names of a directory's entries, a file's content
+	ignore  bool      // a source of ignore rules (.gitignore, info/exclude)
+	unknown bool      // sum may hold a change git did not see: any new look relists
+}
+
+// observe stamps w.path and fingerprints what it holds, stamp first: a
+// change after the stamp shows as another stamp or another fingerprint.
+func (w *watched) observe() {
+	w.at = time.Now()
+	w.st = statStamp(w.path)
+	w.sum = fingerprint(w.path, w.st)
+	w.unknown = false
+}
+
+// fingerprint is the hash of the entry names (with their kinds) of a
+// directory, or of the content of a file; zero for a missing path.
+func fingerprint(p string, st stamp) [32]byte {
+	if !st.exists {
+		return [32]byte{}
+	}
+	if !st.mode.IsDir() {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return [32]byte{}
+		}
+		return sha256.Sum256(b)
+	}
+	ents, err := os.ReadDir(p)
+	if err != nil {
+		return [32]byte{}
+	}
+	h := sha256.New()
+	for _, e := range ents { // sorted by name
+		h.Write([]byte(e.Name()))
+		if e.IsDir() {
+			h.Write([]byte{'/'})
+		}
+		h.Write([]byte{0})
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
 }
 
 // listing is the file list of a git work tree, kept with what it was
@@ -65,27 +112,34 @@ type watched struct {
 type listing struct {
 	files  []string // sorted, .rein left out
 	watch  []watched
-	racy   bool            // a stamp was too young to trust: list again next time
 	ignore map[string]bool // directory -> ignored, for directories without listed files
 	calls  int             // git invocations it took
 }
 
 // valid reports whether l still holds: nothing it watches changed.
-// ignoreChanged reports whether an ignore source did.
+// ignoreChanged reports whether an ignore source did. A watched path
+// whose stamp is unchanged and old enough is taken as it is; any other
+// is looked at again (a directory read, a file hashed), and the listing
+// holds while it holds what it held. Every path looked at keeps its new
+// look, so after valid each watched path is as it is now (a listing made
+// next starts from these looks). Not safe for concurrent use.
 func (l *listing) valid() (ok, ignoreChanged bool) {
-	if l.racy {
-		return false, false
-	}
 	ok = true
-	for _, w := range l.watch {
-		if statStamp(w.path) != w.st {
-			if w.ignore {
-				return false, true
-			}
-			ok = false
+	for i := range l.watch {
+		w := &l.watch[i]
+		st := statStamp(w.path)
+		if st == w.st && !w.unknown && (!st.exists || trusted(st.mtime, w.at)) {
+			continue
 		}
+		now := watched{path: w.path, ignore: w.ignore}
+		now.observe()
+		if w.unknown || now.st.exists != w.st.exists || now.sum != w.sum {
+			ok = false
+			ignoreChanged = ignoreChanged || w.ignore
+		}
+		*w = now
 	}
-	return ok, false
+	return ok, ignoreChanged
 }
 
 // gitListing lists root with one git call (and, for directories new to
@@ -101,17 +155,27 @@ func gitListing(ctx context.Context, root string, prev *listing, keepIgnore bool
 	if gitDir == "" {
 		return nil, false
 	}
-	start := time.Now()
 	l := &listing{ignore: map[string]bool{}}
-	if prev != nil && keepIgnore {
-		for d, v := range prev.ignore {
-			l.ignore[d] = v
+	// The previous listing's looks at its directories, taken (by valid)
+	// before git runs, stand for them in the new one.
+	looked := map[string]watched{}
+	if prev != nil {
+		for _, w := range prev.watch {
+			looked[w.path] = w
+		}
+		if keepIgnore {
+			for d, v := range prev.ignore {
+				l.ignore[d] = v
+			}
 		}
 	}
+	start := time.Now()
 	// The sources of the list are stamped before git reads them, so a
 	// change made while it runs shows next time.
 	add := func(p string, ignore bool) {
-		l.watch = append(l.watch, watched{path: p, st: statStamp(p), ignore: ignore})
+		w := watched{path: p, ignore: ignore}
+		w.observe()
+		l.watch = append(l.watch, w)
 	}
 	add(filepath.Join(gitDir, "index"), false)
 	add(filepath.Join(gitDir, "info", "exclude"), true)
@@ -150,16 +214,13 @@ func gitListing(ctx context.Context, root string, prev *listing, keepIgnore bool
 			dirs[d] = true
 		}
 		if path.Base(f) == ".gitignore" && path.Dir(f) != "." {
-			add(filepath.Join(root, filepath.FromSlash(f)), true)
+			w := lookAfter(filepath.Join(root, filepath.FromSlash(f)), looked, start)
+			w.ignore = true
+			l.watch = append(l.watch, w)
 		}
 	}
-	if !l.watchDirs(ctx, root, dirs) {
+	if !l.watchDirs(ctx, root, dirs, looked, start) {
 		return nil, false
-	}
-	for i := range l.watch {
-		if st := l.watch[i].st; st.exists && !trusted(st.mtime, start) {
-			l.racy = true
-		}
 	}
 	return l, true
 }
@@ -167,7 +228,7 @@ func gitListing(ctx context.Context, root string, prev *listing, keepIgnore bool
 // watchDirs stamps the directories of dirs (relative, slash-separated)
 // and every directory under them that is not ignored, though it holds
 // no listed file yet: a file created there would be listed.
-func (l *listing) watchDirs(ctx context.Context, root string, dirs map[string]bool) bool {
+func (l *listing) watchDirs(ctx context.Context, root string, dirs map[string]bool, looked map[string]watched, start time.Time) bool {
 	queue := make([]string, 0, len(dirs))
 	for d := range dirs {
 		queue = append(queue, d)
@@ -177,7 +238,7 @@ func (l *listing) watchDirs(ctx context.Context, root string, dirs map[string]bo
 		var next []string
 		for _, d := range queue {
 			abs := filepath.Join(root, filepath.FromSlash(d))
-			l.watch = append(l.watch, watched{path: abs, st: statStamp(abs)})
+			l.watch = append(l.watch, lookAfter(abs, looked, start))
 			ents, err := os.ReadDir(abs)
 			if err != nil {
 				continue
@@ -215,6 +276,22 @@ func (l *listing) watchDirs(ctx context.Context, root string, dirs map[string]bo
 		queue = next
 	}
 	return true
+}
+
+// lookAfter is the look at p for a listing git made from start on: the
+// look taken before (by valid) when there is one, else a new one. A new
+// look may hold a change git did not see; unless its stamp predates
+// start, it is marked unknown, so the next valid lists anew.
+func lookAfter(p string, looked map[string]watched, start time.Time) watched {
+	if w, ok := looked[p]; ok && w.st.exists {
+		return w
+	}
+	w := watched{path: p}
+	w.observe()
+	if !trusted(w.st.mtime, start) {
+		w.at, w.unknown = start, true
+	}
+	return w
 }
 
 // checkIgnore asks git which of dirs are ignored.

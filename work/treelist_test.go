@@ -158,3 +158,42 @@ func TestEvidenceStaleAfterEdit(t *testing.T) {
 		t.Fatalf("after an edit: fresh=%v, %d git calls", ev.Fresh(now), n)
 	}
 }
+
+// TestTreeHashYoungDirectory: a directory whose stamp is too young to
+// trust keeps the listing while its entries are the same (no git runs),
+// and a file created in it within the same tick (the directory's
+// modification time put back as it was) still changes the next hash.
+func TestTreeHashYoungDirectory(t *testing.T) {
+	dir := gitRepo(t)
+	write(t, dir, "pkg/a.go", "package pkg\n")
+	age(t, dir)
+	var h TreeHasher
+	h0, _ := hashStep(t, &h, dir)
+	write(t, dir, "pkg/new.go", "package pkg\n")
+	d := filepath.Join(dir, "pkg")
+	// The directory's tick is not over: set ahead of the clock, whatever
+	// the load.
+	tick := time.Now().Add(time.Second)
+	if err := os.Chtimes(d, tick, tick); err != nil {
+		t.Fatal(err)
+	}
+	h1, n := hashStep(t, &h, dir)
+	if h1 == h0 || n != 1 {
+		t.Fatalf("a new file: hash changed %v, %d git calls (want 1)", h1 != h0, n)
+	}
+	if h2, n := hashStep(t, &h, dir); h2 != h1 || n != 0 {
+		t.Fatalf("young directory, same entries: hash changed %v, %d git calls (want 0)", h2 != h1, n)
+	}
+	write(t, dir, "pkg/other.go", "package pkg\n")
+	if err := os.Chtimes(d, tick, tick); err != nil {
+		t.Fatal(err)
+	}
+	h3, n := hashStep(t, &h, dir)
+	if h3 == h1 || n != 1 {
+		t.Fatalf("a file created within the directory's tick: hash changed %v, %d git calls (want 1)", h3 != h1, n)
+	}
+	var fresh TreeHasher
+	if want, _ := hashStep(t, &fresh, dir); h3 != want {
+		t.Fatal("the kept listing differs from a fresh one")
+	}
+}

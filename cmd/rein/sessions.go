@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -53,20 +52,19 @@ func newSessionsListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			unreadable := unlistedSessions(session.DefaultDir(root), infos)
+			unreadable := session.Unlisted(session.DefaultDir(root), infos)
 			if len(infos) == 0 && len(unreadable) == 0 {
 				fmt.Fprintf(e.stdout, "no sessions in %s\n", session.DefaultDir(root))
 				return nil
 			}
 			defer func() {
 				for _, u := range unreadable {
-					fmt.Fprintf(e.stdout, "%s: %s\n", relPath(root, u.path), u.why)
+					fmt.Fprintf(e.stdout, "%s: %s\n", relPath(root, u.Path), u.Why)
 				}
 			}()
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tMODIFIED\tMESSAGES\tFIRST MESSAGE")
-			for _, n := range nestSessions(infos) {
-				in := n.info
+			for _, in := range session.Nest(infos) {
 				title := in.FirstMessage
 				if in.Name != "" {
 					title = in.Name
@@ -78,8 +76,8 @@ func newSessionsListCmd(e *env) *cobra.Command {
 					title += fmt.Sprintf(" [%d issue%s]", in.Issues, plural(in.Issues))
 				}
 				id := shortID(in.ID)
-				if n.depth > 0 {
-					id = strings.Repeat("  ", n.depth-1) + "└ " + id
+				if in.Depth > 0 {
+					id = strings.Repeat("  ", in.Depth-1) + "└ " + id
 					title = "[agent " + in.Agent.Type + "] " + title
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", id, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, title)
@@ -261,55 +259,4 @@ in use by another rein at the same time.`,
 	workdirFlag(cmd, &dir)
 	cmd.Flags().StringVar(&at, "at", "", "entry id to fork at (default: the session's current position); rein sessions show --json lists ids")
 	return cmd
-}
-
-// nested is a session in the listing with its depth under its parent.
-type nested struct {
-	info  session.Info
-	depth int
-}
-
-// nestSessions orders infos for the listing: each session a user started
-// (newest first, as given), followed by the sub-agents it spawned, oldest
-// first, each followed by its own. A sub-agent whose parent is not in
-// the list is listed as a top-level session.
-func nestSessions(infos []session.Info) []nested {
-	ids := map[string]bool{}
-	for _, in := range infos {
-		ids[in.ID] = true
-	}
-	kids := map[string][]session.Info{}
-	var out []nested
-	var roots []session.Info
-	for _, in := range infos {
-		if in.Agent != nil && in.Agent.ParentSession != in.ID && ids[in.Agent.ParentSession] {
-			kids[in.Agent.ParentSession] = append(kids[in.Agent.ParentSession], in)
-		} else {
-			roots = append(roots, in)
-		}
-	}
-	seen := map[string]bool{}
-	var walk func(in session.Info, depth int)
-	walk = func(in session.Info, depth int) {
-		if seen[in.ID] {
-			return
-		}
-		seen[in.ID] = true
-		out = append(out, nested{in, depth})
-		ks := kids[in.ID]
-		sort.SliceStable(ks, func(i, j int) bool { return ks[i].Created.Before(ks[j].Created) })
-		for _, k := range ks {
-			walk(k, depth+1)
-		}
-	}
-	for _, r := range roots {
-		walk(r, 0)
-	}
-	// A cycle of headers (a damaged file) leaves sessions unreached.
-	for _, in := range infos {
-		if !seen[in.ID] {
-			walk(in, 0)
-		}
-	}
-	return out
 }

@@ -13,9 +13,6 @@ import (
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/interop"
-	"github.com/reinhq/rein/session"
-	"github.com/reinhq/rein/subagent"
-	"github.com/reinhq/rein/telemetry"
 	"github.com/spf13/cobra"
 )
 
@@ -48,13 +45,13 @@ left out and why (see docs/sessions-interop.md).`,
 				if dir != "" {
 					wd, _ = filepath.Abs(dir)
 				}
-				found, err := harnessEnv(e).Latest(wd, f)
+				found, err := interop.HomeEnv(e.getenv).Latest(wd, f)
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
 				paths, f = []string{found.Path}, found.Format
 			case len(args) == 1:
-				paths, err = importPaths(args[0])
+				paths, err = interop.SessionFiles(args[0])
 				if err != nil {
 					return &exitError{code: 2, err: err}
 				}
@@ -80,78 +77,36 @@ left out and why (see docs/sessions-interop.md).`,
 	return cmd
 }
 
-// importPaths is the file, or the session files directly in a directory.
-func importPaths(arg string) ([]string, error) {
-	fi, err := os.Stat(arg)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.IsDir() {
-		return []string{arg}, nil
-	}
-	var out []string
-	for _, pat := range []string{"*.jsonl", "*.json"} {
-		m, _ := filepath.Glob(filepath.Join(arg, pat))
-		out = append(out, m...)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no .jsonl or .json files in %s", arg)
-	}
-	return out, nil
-}
-
 // importOne imports one file into the workspace root and prints what
 // was carried over; it returns the new session's file.
 func importOne(w io.Writer, path string, f interop.Format, root string) (string, error) {
-	if data, err := os.ReadFile(path); err == nil && interop.IsBundle(data) {
-		res, err := interop.RestoreBundle(data, path, session.DefaultDir(root), root, telemetry.DefaultDir(root), redactor().Bytes)
-		if err != nil {
-			return "", err
-		}
+	im, err := coding.ImportFile(path, f, root, redactor())
+	if im == nil {
+		return "", err
+	}
+	if res := im.Bundle; res != nil {
 		fmt.Fprintf(w, "restored the bundle %s: %d sessions (ids kept: %s), %d run records added, %d already here\n  %s\n",
 			path, len(res.Paths), strings.Join(res.IDs, ", "), res.Runs, res.RunsKnown, res.Report.Summary())
-		return res.Paths[0], nil
+		return im.Path, nil
 	}
-	c, err := interop.ReadFile(path, f)
+	c := im.Conversation
+	fmt.Fprintf(w, "imported %s (%s %s, id %s) as session %s\n  %s\n", path, c.Source.Format, c.Source.Version, c.Source.ID, shortID(im.ID), c.Report.Summary())
+	for _, ch := range im.Children {
+		fmt.Fprintf(w, "  sub-agent %s (%s) as session %s: %s\n", ch.Conversation.Source.Path, ch.Conversation.Link.Type, shortID(ch.ID), ch.Conversation.Report.Summary())
+	}
 	if err != nil {
 		return "", err
 	}
-	opts := session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: redactor().Bytes}
-	s, err := interop.Import(c, opts)
-	if err != nil {
-		return "", err
-	}
-	defer s.Close()
-	fmt.Fprintf(w, "imported %s (%s %s, id %s) as session %s\n  %s\n", path, c.Source.Format, c.Source.Version, c.Source.ID, shortID(s.ID()), c.Report.Summary())
-	children, err := interop.ImportChildren(c, s, opts)
-	for i, child := range children {
-		l := c.Children[i].Link
-		if err == nil {
-			err = subagent.RecordImported(s, child, l.Type, c.Children[i].Name, l.ParentCall, l.Depth)
-		}
-		fmt.Fprintf(w, "  sub-agent %s (%s) as session %s: %s\n", c.Children[i].Source.Path, l.Type, shortID(child.ID()), c.Children[i].Report.Summary())
-		child.Close()
-	}
-	if err != nil {
-		return "", fmt.Errorf("the sub-agents of %s: %w", path, err)
-	}
-	return s.Path(), nil
+	return im.Path, nil
 }
 
 // importForeign imports the file path when it is another harness's
 // session, so that rein -c and --resume can continue it; "" when it is
 // not one.
 func importForeign(e *env, path, root string) (string, error) {
-	head := make([]byte, 64<<10)
-	fh, err := os.Open(path)
-	if err != nil {
+	f, err := interop.DetectFile(path)
+	if err != nil || f == "" || f == interop.Rein {
 		return "", err
-	}
-	n, _ := io.ReadFull(fh, head)
-	fh.Close()
-	f := interop.Detect(head[:n])
-	if f == "" || f == interop.Rein {
-		return "", nil
 	}
 	fmt.Fprintf(e.stderr, "rein: %s is a %s session; importing it into a new rein session (the file is left as it is)\n", path, f)
 	return importOne(e.stderr, path, f, root)
@@ -194,7 +149,7 @@ could not hold (see docs/sessions-interop.md).`,
 				return &exitError{code: 1, err: err}
 			}
 			if install {
-				out, err = harnessEnv(e).InstallPath(s, f, time.Now())
+				out, err = interop.HomeEnv(e.getenv).InstallPath(s, f, time.Now())
 				if err != nil {
 					return &exitError{code: 2, err: err}
 				}
@@ -205,13 +160,13 @@ could not hold (see docs/sessions-interop.md).`,
 				if err := w.Flush(); err != nil {
 					return err
 				}
-			} else if err := writeExport(out, buf.Bytes()); err != nil {
+			} else if err := interop.WriteNew(out, buf.Bytes()); err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			if out != "" && out != "-" {
 				fmt.Fprintf(e.stderr, "wrote %s\n", out)
 				if install {
-					fmt.Fprintf(e.stderr, "open it with: %s\n", openHint(f, s, out))
+					fmt.Fprintf(e.stderr, "open it with: %s\n", interop.OpenHint(f, s, out))
 				}
 			}
 			fmt.Fprintf(e.stderr, "exported %s as %s: %s\n", shortID(s.Header.ID), f, rep.Summary())
@@ -228,36 +183,6 @@ could not hold (see docs/sessions-interop.md).`,
 	return cmd
 }
 
-// writeExport writes data to path (0600, directories 0700) without
-// replacing a file that exists.
-func writeExport(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func openHint(f interop.Format, s *interop.Session, path string) string {
-	switch f {
-	case interop.Pi:
-		return "pi --session " + path + "  (or pi -c in " + s.Header.Cwd + ")"
-	case interop.Claude:
-		return "claude --resume " + interop.ClaudeSessionID(s.Header.ID) + "  (in " + s.Header.Cwd + ")"
-	case interop.Codex:
-		id := interop.CodexThreadID(s.Header.ID)
-		return "codex resume " + id + "  (codex migrate-rollouts --apply --thread " + id + " shows its commands in codex's app)"
-	}
-	return path
-}
-
 // importForeignFor imports another harness's session named by --resume
 // into the workspace of o.
 func importForeignFor(e *env, o *runOptions, path string) (string, error) {
@@ -266,14 +191,4 @@ func importForeignFor(e *env, o *runOptions, path string) (string, error) {
 		return "", err
 	}
 	return importForeign(e, path, root)
-}
-
-// harnessEnv is where the other harnesses keep their sessions: under
-// $HOME, moved by their own environment variables.
-func harnessEnv(e *env) interop.Env {
-	home := e.getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return interop.Env{Home: home, Getenv: e.getenv}
 }

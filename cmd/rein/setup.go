@@ -104,7 +104,7 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 	if co.Frontend == "" {
 		co.Frontend = "run"
 	}
-	set, closeLogs, err := openLogs(e, co.Frontend == "tui", o.workdir)
+	set, closeLogs, err := coding.OpenLogs(e.getenv, e.stderr, co.Frontend == "tui", o.workdir, redactor())
 	if err != nil {
 		return co, &exitError{code: 2, err: err}
 	}

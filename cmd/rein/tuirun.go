@@ -54,6 +54,9 @@ func runTUI(ctx context.Context, e *env, a *coding.Agent) error {
 	}
 	p := tea.NewProgram(app, popts...)
 	b.send = p.Send
+	if n := a.StartupNotice(); n != "" {
+		go p.Send(tui.NoticeMsg{Text: strings.TrimPrefix(n, "note: ")})
+	}
 	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
 		if ev.Approval != nil {
 			p.Send(tui.OpenDialogMsg{Dialog: approvalDialog(ev.Approval)})

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/reinhq/rein/llm"
 )
 
@@ -115,7 +117,7 @@ func (e *encoder) assistant(m *llm.Message) error {
 				id = ""
 			}
 			e.calls[c.ID] = callRef{id: id, name: c.Name}
-			p.FunctionCall = &wCall{Name: c.Name, Args: args, ID: id}
+			p.FunctionCall = &wCall{Name: c.Name, Args: jsontext.Value(args), ID: id}
 		default:
 			continue
 		}
@@ -197,10 +199,15 @@ func (e *encoder) toolResult(m *llm.Message) {
 		}
 	}
 	out := strings.Join(text, "\n")
-	fr := &wResponse{ID: ref.id, Name: name, Text: out, Error: m.IsError}
+	fr := &wResponse{ID: ref.id, Name: name, Response: responseBody{Output: &out}}
+	if m.IsError {
+		fr.Response = responseBody{Error: &out}
+	}
 	var extra []wPart
 	if e.gemini3 {
-		fr.Parts = images
+		for _, b := range images {
+			fr.Parts = append(fr.Parts, inlinePart{InlineData: b})
+		}
 	} else {
 		for _, b := range images {
 			extra = append(extra, wPart{InlineData: &blob{MIMEType: b.MIMEType, Data: b.Data}})

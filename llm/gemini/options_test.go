@@ -104,6 +104,9 @@ func TestBadRequests(t *testing.T) {
 		{"thinking level", llm.Request{Thinking: "ultra"}, `unknown thinking level "ultra"`},
 		{"tool schema", llm.Request{Tools: []llm.ToolSpec{{Name: "t", Parameters: json.RawMessage(`{"type":`)}}}, `tool "t": parameters are not valid JSON`},
 		{"extra", llm.Request{Options: llm.Options{Extra: map[string]json.RawMessage{"x": json.RawMessage(`{`)}}}, `Options.Extra["x"] is not valid JSON`},
+		{"kept part fields", llm.Request{Messages: []llm.Message{llm.UserText("hi"), {Role: llm.RoleAssistant, API: llm.APIGemini,
+			Content: []llm.Content{{Type: llm.ContentText, Text: "x", Extra: json.RawMessage(`["not","an","object"]`)}}}}},
+			"content extra is not a JSON object"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

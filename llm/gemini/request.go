@@ -6,68 +6,92 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/reinhq/rein/llm"
 )
 
-// payload is the body of a streamGenerateContent request. It is written
-// by appendJSON (jsonw.go) rather than encoding/json, which would run
-// every byte of large fields (signatures, images, schemas) through its
-// validating scanner once more for each level of custom marshalling.
+// payload is the body of a streamGenerateContent request, encoded with
+// go-json-experiment/json (encodeOpts). Raw JSON (arguments, schemas,
+// kept fields) is embedded as jsontext.Value; the encoder checks it and
+// writes it compact.
 type payload struct {
-	Contents          []wContent
-	SystemInstruction *wContent
-	Tools             []fnDecl
-	GenerationConfig  *genConfig
+	// Contents is nil only when Options.Extra replaces it; an empty
+	// conversation is sent as [].
+	Contents          []wContent `json:"contents,omitzero"`
+	SystemInstruction *wContent  `json:"systemInstruction,omitzero"`
+	Tools             []toolSet  `json:"tools,omitzero"`
+	GenerationConfig  *genConfig `json:"generationConfig,omitzero"`
+	// Extra holds the top-level fields of Options.Extra (nulls removed);
+	// a modelled field named there is left zero so that Extra wins.
+	Extra map[string]jsontext.Value `json:",embed"`
 }
 
 type wContent struct {
-	Role  string
-	Parts []wPart
+	Role  string  `json:"role,omitzero"`
+	Parts []wPart `json:"parts"`
 }
 
 type wPart struct {
-	Text             *string
-	Thought          bool
-	ThoughtSignature string
-	InlineData       *blob
-	FunctionCall     *wCall
-	FunctionResponse *wResponse
-	// extra holds fields kept from a part rein did not model; they are
-	// sent back beside the modelled ones.
+	Text             *string    `json:"text,omitzero"`
+	Thought          bool       `json:"thought,omitzero"`
+	ThoughtSignature string     `json:"thoughtSignature,omitzero"`
+	InlineData       *blob      `json:"inlineData,omitzero"`
+	FunctionCall     *wCall     `json:"functionCall,omitzero"`
+	FunctionResponse *wResponse `json:"functionResponse,omitzero"`
+	// extra holds fields kept from a part rein did not model; keepExtra
+	// turns it into Kept, which is sent beside the modelled fields.
 	extra json.RawMessage
+	Kept  map[string]jsontext.Value `json:",embed"`
 }
 
 type blob struct {
-	MIMEType string
-	Data     string
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"`
 }
 
 type wCall struct {
-	Name  string
-	Args  json.RawMessage
-	ID    string
-	extra json.RawMessage
+	Name  string                    `json:"name"`
+	Args  jsontext.Value            `json:"args"`
+	ID    string                    `json:"id,omitzero"`
+	extra json.RawMessage           // see wPart.extra
+	Kept  map[string]jsontext.Value `json:",embed"`
 }
 
 type wResponse struct {
-	ID    string
-	Name  string
-	Text  string
-	Error bool // Text is sent as {"error": …} rather than {"output": …}
+	ID       string       `json:"id,omitzero"`
+	Name     string       `json:"name"`
+	Response responseBody `json:"response"`
 	// Parts carries images returned by a tool (Gemini 3 and later).
-	Parts []blob
+	Parts []inlinePart `json:"parts,omitzero"`
+}
+
+// responseBody is {"output": text}, or {"error": text} for a failed call.
+type responseBody struct {
+	Output *string `json:"output,omitzero"`
+	Error  *string `json:"error,omitzero"`
+}
+
+type inlinePart struct {
+	InlineData blob `json:"inlineData"`
+}
+
+// toolSet is the one entry of "tools": every function declaration.
+type toolSet struct {
+	FunctionDeclarations []fnDecl `json:"functionDeclarations"`
 }
 
 type fnDecl struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage // JSON Schema, sent as parametersJsonSchema
+	Name        string `json:"name"`
+	Description string `json:"description,omitzero"`
+	// Parameters is a JSON Schema, sent as parametersJsonSchema.
+	Parameters jsontext.Value `json:"parametersJsonSchema,omitzero"`
 }
 
 type genConfig struct {
-	MaxOutputTokens int
-	Temperature     *float64
-	ThinkingConfig  *thinkingConfig
+	MaxOutputTokens int             `json:"maxOutputTokens,omitzero"`
+	Temperature     *float64        `json:"temperature,omitzero"`
+	ThinkingConfig  *thinkingConfig `json:"thinkingConfig,omitzero"`
 }
 
 // skipSignature is the placeholder Gemini accepts on a function call that
@@ -97,14 +121,15 @@ func buildPayload(ctx context.Context, req *llm.Request) ([]byte, error) {
 	}
 	p.Contents = enc.out
 	if len(req.Tools) > 0 {
-		p.Tools = make([]fnDecl, 0, len(req.Tools))
+		decls := make([]fnDecl, 0, len(req.Tools))
 		for _, t := range req.Tools {
 			params, err := toolSchema(t.Parameters)
 			if err != nil {
 				return nil, formatError("tool %q: %v", t.Name, err)
 			}
-			p.Tools = append(p.Tools, fnDecl{Name: t.Name, Description: t.Description, Parameters: params})
+			decls = append(decls, fnDecl{Name: t.Name, Description: t.Description, Parameters: jsontext.Value(params)})
 		}
+		p.Tools = []toolSet{{FunctionDeclarations: decls}}
 	}
 	if req.Temperature != nil && !validFloat(*req.Temperature) {
 		return nil, formatError("temperature %v is not a finite number", *req.Temperature)
@@ -116,7 +141,7 @@ func buildPayload(ctx context.Context, req *llm.Request) ([]byte, error) {
 	if gc != (genConfig{}) {
 		p.GenerationConfig = &gc
 	}
-	b, err := p.appendJSON(make([]byte, 0, p.sizeHint()), req.Options.Extra)
+	b, err := p.encode(req.Options.Extra)
 	if err != nil {
 		return nil, err
 	}

@@ -7,9 +7,9 @@ import (
 )
 
 type thinkingConfig struct {
-	IncludeThoughts bool   `json:"includeThoughts,omitempty"`
-	ThinkingBudget  *int   `json:"thinkingBudget,omitempty"`
-	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
+	IncludeThoughts bool   `json:"includeThoughts,omitzero"`
+	ThinkingBudget  *int   `json:"thinkingBudget,omitzero"`
+	ThinkingLevel   string `json:"thinkingLevel,omitzero"`
 }
 
 // budget returns the token budget of a thinking level for budget-based

@@ -45,6 +45,11 @@ type BashOptions struct {
 	// GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 are set before it so that
 	// commands never wait for a pager or a prompt.
 	Env []string
+	// SessionEnv, when set, is called before each command with the
+	// environment built so far (BaseEnv, the pager variables, Env); the
+	// variables it returns (KEY=VALUE) are added last. It must not block
+	// for long.
+	SessionEnv func(env []string) []string
 	// DefaultTimeout bounds a command that names no timeout (120s).
 	DefaultTimeout time.Duration
 	// MaxTimeout caps the timeout a command may ask for (1h).
@@ -233,6 +238,9 @@ func runBash(ctx context.Context, w Workspace, o BashOptions, call *tool.Call, i
 	}
 	cmd.Env = append(append([]string(nil), base...), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
 	cmd.Env = append(cmd.Env, o.Env...)
+	if o.SessionEnv != nil {
+		cmd.Env = append(cmd.Env, o.SessionEnv(cmd.Env)...)
+	}
 	cmd.Stdout, cmd.Stderr = pw, pw // one pipe keeps stdout and stderr in order
 	proc.Prepare(cmd)
 	direct := cmd.Path

@@ -357,3 +357,21 @@ func TestReadFIFO(t *testing.T) {
 	reg := registry(t, Read(w))
 	expect(t, call(t, reg, "read", `{"path":"pipe"}`), true, "pipe is not a regular file")
 }
+
+// SessionEnv is asked before every command, sees the environment built
+// so far and wins over it; what it returns changes from one command to
+// the next.
+func TestBashSessionEnv(t *testing.T) {
+	w := newWorkspace(t)
+	calls := 0
+	reg := registry(t, Bash(w, BashOptions{BaseEnv: []string{"PATH=" + os.Getenv("PATH"), "A=base"}, Env: []string{"B=env"},
+		SessionEnv: func(env []string) []string {
+			calls++
+			if !slices.Contains(env, "A=base") || !slices.Contains(env, "B=env") {
+				t.Errorf("SessionEnv got %v", env)
+			}
+			return []string{"A=session", fmt.Sprintf("N=%d", calls)}
+		}}))
+	expect(t, call(t, reg, "bash", `{"command":"echo $A $B $N"}`), false, "session env 1\nexit code: 0")
+	expect(t, call(t, reg, "bash", `{"command":"echo $A $B $N"}`), false, "session env 2\nexit code: 0")
+}

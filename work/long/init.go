@@ -66,6 +66,9 @@ func Init(ctx context.Context, o InitOptions, goal string) (InitResult, error) {
 	if strings.TrimSpace(goal) == "" {
 		return InitResult{}, errors.New("no goal: say what the long task is to achieve, e.g. rein long init \"port the CLI to cobra\"")
 	}
+	if err := o.check(o.Agent.Budget.Cost); err != nil {
+		return InitResult{}, err
+	}
 	r, err := newRunner(&o.Options)
 	if err != nil {
 		return InitResult{}, err

@@ -8,6 +8,7 @@ import (
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/sandbox"
+	"github.com/reinhq/rein/telemetry"
 	"github.com/reinhq/rein/work"
 )
 
@@ -45,7 +46,8 @@ type WorkOptions struct {
 	// dollars; each session's agent gets what is left as its budget, so a
 	// session that reaches it is stopped by the telemetry budget. 0 means
 	// no limit (the workspace's telemetry default still applies per
-	// session).
+	// session). A run continued after its process died counts what the
+	// dead process's sessions logged (Result.Carried).
 	MaxCost float64
 }
 
@@ -125,9 +127,34 @@ type Result struct {
 	Sessions []SessionReport
 	// Cost is what they spent, in US dollars.
 	Cost float64
+	// Carried is what the sessions of earlier processes of the run spent:
+	// a run whose process died is continued by the next Work, and its
+	// logged spend counts against MaxCost.
+	Carried Carried
 	// Counts are the plan's counts at the end.
 	Counts Counts
 }
+
+// check reports bad options as an InputError, and fills in the agent's
+// permission default (auto_all: nobody answers in long mode).
+func (o *Options) check(maxCost float64) error {
+	if !o.Agent.Thinking.Valid() {
+		return &InputError{fmt.Errorf("unknown thinking level %q: use off, minimal, low, medium, high or xhigh", o.Agent.Thinking)}
+	}
+	if err := (telemetry.Limits{Cost: maxCost}).Validate(); err != nil {
+		return &InputError{err}
+	}
+	if err := CheckPreset(o.Overrides.Preset); err != nil {
+		return &InputError{fmt.Errorf("--preset: %w", err)}
+	}
+	if o.Agent.DefaultMode == "" {
+		o.Agent.DefaultMode = "auto_all"
+	}
+	return nil
+}
+
+// Spent is the run's whole spend: its sessions' and what it carried.
+func (r Result) Spent() float64 { return r.Cost + r.Carried.Cost }
 
 func (o *Options) now() time.Time {
 	if o.Now != nil {

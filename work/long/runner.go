@@ -23,6 +23,7 @@ type runner struct {
 	git    git
 	run    func(ctx context.Context, command string, timeout time.Duration) (CommandEvidence, string, error)
 	lock   *flock.Flock
+	spend  *spendLog // Work's run record
 }
 
 // ErrBusy is returned when another long-mode run holds the workspace.

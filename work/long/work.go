@@ -25,7 +25,14 @@ import (
 // A progress file that does not parse or validate is returned as
 // Problems before any session starts; so is a workspace that is not a
 // git repository.
-func Work(ctx context.Context, o WorkOptions) (Result, error) {
+func Work(ctx context.Context, o WorkOptions) (_ Result, err error) {
+	if err := o.check(o.MaxCost); err != nil {
+		return Result{}, err
+	}
+	if o.Sessions < 0 {
+		return Result{}, &InputError{fmt.Errorf("--sessions %d is negative", o.Sessions)}
+	}
+	o.Agent.Budget.Cost = 0 // MaxCost is shared out
 	r, err := newRunner(&o.Options)
 	if err != nil {
 		return Result{}, err
@@ -38,11 +45,21 @@ func Work(ctx context.Context, o WorkOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	spend, carried, err := openRun(r.root, r.o.now())
+	if err != nil {
+		return Result{}, err
+	}
+	r.spend = spend
+	defer func() {
+		if eerr := spend.end(); eerr != nil && err == nil {
+			err = fmt.Errorf("recording the end of the run in %s: %w", runFile, eerr)
+		}
+	}()
 	limit := o.Sessions
 	if limit == 0 && !o.UntilDone {
 		limit = 1
 	}
-	var res Result
+	res := Result{Carried: carried}
 	stop := func(s Stop, detail string) (Result, error) {
 		res.Stop, res.Detail = s, detail
 		if p, err := r.store.Load(); err == nil {
@@ -70,8 +87,8 @@ func Work(ctx context.Context, o WorkOptions) (Result, error) {
 		}
 		budget := 0.0
 		if o.MaxCost > 0 {
-			if budget = o.MaxCost - res.Cost; budget <= 0 {
-				return stop(StopBudget, fmt.Sprintf("spent $%.4f of $%.4f (--max-cost)", res.Cost, o.MaxCost))
+			if budget = o.MaxCost - res.Spent(); budget <= 0 {
+				return stop(StopBudget, fmt.Sprintf("spent $%.4f of $%.4f (--max-cost)", res.Spent(), o.MaxCost))
 			}
 		}
 		rep, err := r.session(ctx, n, plan, t, budget)
@@ -149,6 +166,9 @@ func (s *worker) run(ctx context.Context, plan *Plan, t *Task, budget float64) (
 	}
 	if sess := a.Session(); sess != nil {
 		s.rep.Session = sess.Path()
+		if err := r.spend.add(sess.Path()); err != nil {
+			return s.rep, fmt.Errorf("recording the session in %s: %w", runFile, err)
+		}
 	}
 	m0 := time.Now()
 	res, serr := a.Submit(ctx, workPrompt(r.layout, plan, t, notes, setup, n))

@@ -1,0 +1,74 @@
+package coding
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/reinhq/rein/interop"
+	"github.com/reinhq/rein/redact"
+	"github.com/reinhq/rein/session"
+	"github.com/reinhq/rein/subagent"
+	"github.com/reinhq/rein/telemetry"
+)
+
+// Imported is what ImportFile carried into a workspace.
+type Imported struct {
+	// Path and ID are the new session's file and id (a bundle's main
+	// session's).
+	Path, ID string
+	// Bundle is set when the file was a rein bundle, restored with its
+	// own ids; Conversation is set otherwise: what was read, with its
+	// source and report.
+	Bundle       *interop.Restored
+	Conversation *interop.Conversation
+	// Children are the sub-agent sessions imported with it, in the order
+	// of Conversation.Children (closed).
+	Children []ImportedChild
+}
+
+// ImportedChild is a sub-agent's session imported beside its parent.
+type ImportedChild struct {
+	ID           string
+	Conversation *interop.Conversation
+}
+
+// ImportFile imports the recording at path into the sessions of
+// workspace root: a rein bundle is restored (its sessions and run
+// records, ids kept); another harness's session, in format f (or
+// detected when f is ""), becomes a new session recording its source,
+// its sub-agents' sessions linked under it. Entries pass through r. The
+// file is only read. When a sub-agent cannot be imported or linked, the
+// error comes with the Imported so far (its Children those written).
+func ImportFile(path string, f interop.Format, root string, r *redact.Redactor) (*Imported, error) {
+	if data, err := os.ReadFile(path); err == nil && interop.IsBundle(data) {
+		res, err := interop.RestoreBundle(data, path, session.DefaultDir(root), root, telemetry.DefaultDir(root), r.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		return &Imported{Path: res.Paths[0], ID: res.IDs[0], Bundle: res}, nil
+	}
+	c, err := interop.ReadFile(path, f)
+	if err != nil {
+		return nil, err
+	}
+	opts := session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: r.Bytes}
+	s, err := interop.Import(c, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	im := &Imported{Path: s.Path(), ID: s.ID(), Conversation: c}
+	children, err := interop.ImportChildren(c, s, opts)
+	for i, child := range children {
+		cc := c.Children[i]
+		if err == nil {
+			err = subagent.RecordImported(s, child, cc.Link.Type, cc.Name, cc.Link.ParentCall, cc.Link.Depth)
+		}
+		im.Children = append(im.Children, ImportedChild{ID: child.ID(), Conversation: cc})
+		child.Close()
+	}
+	if err != nil {
+		return im, fmt.Errorf("the sub-agents of %s: %w", path, err)
+	}
+	return im, nil
+}
