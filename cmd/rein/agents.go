@@ -2,11 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
-	"io"
-	"path/filepath"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/subagent"
@@ -40,12 +35,13 @@ the reason. See docs/agents.md.`,
 				return &exitError{code: 2, err: err}
 			}
 			root, _ := coding.WorkspaceDir(workdir)
-			show := func(p string) string { return shownPath(root, e.getenv("HOME"), p) }
+			l := subagent.Describe(c, subagent.ShortPaths(root, e.getenv("HOME")))
 			if asJSON {
-				return writeAgentsJSON(e.stdout, c, show)
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(l)
 			}
-			printAgents(e.stdout, c, show)
-			return nil
+			return l.WriteTable(e.stdout)
 		},
 	}
 	cmd.Flags().StringVarP(&workdir, "workdir", "C", "", "workspace directory (default: the project around the current directory)")
@@ -75,142 +71,4 @@ func (o *runOptions) checkAgentsFlag() error {
 	}
 	o.agents = v
 	return nil
-}
-
-// shownPath shows a definition's source relative to the workspace, or
-// with ~ for the home directory.
-func shownPath(root, home, p string) string {
-	if !filepath.IsAbs(p) {
-		return p
-	}
-	if root != "" {
-		if rel := relPath(root, p); rel != p {
-			return rel
-		}
-	}
-	if home != "" {
-		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.Join("~", rel)
-		}
-	}
-	return p
-}
-
-func printAgents(w io.Writer, c *subagent.Catalog, show func(string) string) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSCOPE\tMODEL\tTOOLS\tSOURCE\tDESCRIPTION")
-	for _, d := range c.All() {
-		model := d.Model
-		if model == "" || model == "inherit" {
-			model = "(parent's)"
-		}
-		tools := "(parent's)"
-		if d.Tools != nil {
-			tools = strings.Join(d.Tools, ", ")
-			if tools == "" {
-				tools = "(none)"
-			}
-		}
-		if len(d.DisallowedTools) > 0 {
-			tools += " −" + strings.Join(d.DisallowedTools, ", −")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Name, d.Scope, model, tools, show(d.Source), shortText(d.Description, 60))
-	}
-	tw.Flush()
-	var warns []string
-	for _, d := range c.All() {
-		for _, x := range d.Warnings {
-			warns = append(warns, fmt.Sprintf("%s (%s): %s", d.Name, show(d.Source), x))
-		}
-	}
-	section(w, "warnings", warns)
-	var shadowed []string
-	for _, s := range c.Shadowed {
-		shadowed = append(shadowed, fmt.Sprintf("%s from %s, hidden by the one from %s", s.Name, show(s.Loser), show(s.Winner)))
-	}
-	section(w, "shadowed", shadowed)
-	var skipped []string
-	for _, s := range c.Skipped {
-		s.Path = show(s.Path)
-		skipped = append(skipped, s.String())
-	}
-	section(w, "skipped", skipped)
-}
-
-// shortText is s on one line, cut to n runes with an ellipsis.
-func shortText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func section(w io.Writer, title string, lines []string) {
-	if len(lines) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "\n%s:\n", title)
-	for _, l := range lines {
-		fmt.Fprintf(w, "  %s\n", l)
-	}
-}
-
-// agentJSON is one definition in rein agents --json, keyed as the front
-// matter is.
-type agentJSON struct {
-	Name            string                     `json:"name"`
-	Description     string                     `json:"description"`
-	Scope           string                     `json:"scope"`
-	Source          string                     `json:"source"`
-	Model           string                     `json:"model,omitempty"`
-	Tools           []string                   `json:"tools"`
-	DisallowedTools []string                   `json:"disallowedTools,omitempty"`
-	PermissionMode  string                     `json:"permissionMode,omitempty"`
-	MaxTurns        int                        `json:"maxTurns,omitempty"`
-	Skills          []string                   `json:"skills,omitempty"`
-	MCPServers      []string                   `json:"mcpServers,omitempty"`
-	MCPConfigs      map[string]json.RawMessage `json:"mcpConfigs,omitempty"`
-	Background      bool                       `json:"background,omitempty"`
-	Timeout         string                     `json:"timeout,omitempty"`
-	subagent.Budget                            // maxCostUsd, maxInputTokens, maxOutputTokens
-	Prompt          string                     `json:"prompt"`
-	Warnings        []string                   `json:"warnings,omitempty"`
-}
-
-func writeAgentsJSON(w io.Writer, c *subagent.Catalog, show func(string) string) error {
-	type shadowJSON struct {
-		Name   string `json:"name"`
-		Winner string `json:"winner"`
-		Loser  string `json:"loser"`
-	}
-	type skippedJSON struct {
-		Path   string `json:"path"`
-		Line   int    `json:"line,omitempty"`
-		Name   string `json:"name,omitempty"`
-		Reason string `json:"reason"`
-	}
-	out := struct {
-		Agents   []agentJSON   `json:"agents"`
-		Shadowed []shadowJSON  `json:"shadowed"`
-		Skipped  []skippedJSON `json:"skipped"`
-	}{Agents: []agentJSON{}, Shadowed: []shadowJSON{}, Skipped: []skippedJSON{}}
-	for _, d := range c.All() {
-		a := agentJSON{Name: d.Name, Description: d.Description, Scope: d.Scope, Source: show(d.Source), Model: d.Model,
-			Tools: d.Tools, DisallowedTools: d.DisallowedTools, PermissionMode: string(d.PermissionMode), MaxTurns: d.MaxTurns,
-			Skills: d.Skills, MCPServers: d.MCPServers, MCPConfigs: d.MCPConfigs, Background: d.Background, Budget: d.Budget, Prompt: d.Prompt, Warnings: d.Warnings}
-		if d.Timeout > 0 {
-			a.Timeout = d.Timeout.String()
-		}
-		out.Agents = append(out.Agents, a)
-	}
-	for _, s := range c.Shadowed {
-		out.Shadowed = append(out.Shadowed, shadowJSON{s.Name, show(s.Winner), show(s.Loser)})
-	}
-	for _, s := range c.Skipped {
-		out.Skipped = append(out.Skipped, skippedJSON{show(s.Path), s.Line, s.Name, s.Reason})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/reinhq/rein/coding"
-	"github.com/reinhq/rein/compact"
 	"github.com/reinhq/rein/harness"
 	"github.com/spf13/cobra"
 )
@@ -78,101 +75,14 @@ keep_turns, off, no_masking, window, max_output).`,
 	return cmd
 }
 
-// replayFile is the result of one file in JSON output.
-type replayFile = coding.ContextReplay
-
-// replayTotal is the total of every file in JSON output.
-type replayTotal struct {
-	Total compact.ReplayResult `json:"total"`
-	Files int                  `json:"files"`
-}
-
 func contextReplay(stdout, stderr io.Writer, c coding.ContextConfig, flagWindow int, files []string, asJSON, turns bool) error {
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	rp := &coding.ContextReplayer{Config: c, Window: flagWindow}
-	var total compact.ReplayResult
-	failed := 0
-	enc := json.NewEncoder(stdout)
-	for _, path := range files {
-		r, err := rp.Replay(path)
-		if err != nil {
-			fmt.Fprintln(stderr, "rein:", err)
-			failed++
-			continue
-		}
-		if asJSON {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		} else {
-			b := r.Budget
-			fmt.Fprintf(stdout, "\n%s (%s)\n  window %d tokens (%s): masking from %d, compaction from %d, keep %d\n",
-				path, r.Format, b.Window, windowSource(r.WindowFrom, r.Model), b.Soft, b.Hard, b.Keep)
-			if turns {
-				fmt.Fprintln(tw, "turn\tnone\tmasking\tmasking+compaction\t")
-				for _, t := range r.Turns {
-					mark := ""
-					if t.Compaction {
-						mark = " ⟳"
-					}
-					fmt.Fprintf(tw, "%d\t%d\t%d\t%d%s\t\n", t.Turn, t.None, t.Masked, t.Compacted, mark)
-				}
-				tw.Flush()
-			}
-			printReplayTotals(stdout, r.ReplayResult)
-		}
-		total.Add(r.ReplayResult)
-	}
-	switch {
-	case asJSON && len(files) > 1:
-		if err := enc.Encode(replayTotal{Total: total, Files: len(files) - failed}); err != nil {
-			return err
-		}
-	case !asJSON && len(files) > 1:
-		fmt.Fprintf(stdout, "\nall %d files\n", len(files)-failed)
-		printReplayTotals(stdout, total)
+	failed, err := rp.Report(stdout, files, asJSON, turns, func(err error) { fmt.Fprintln(stderr, "rein:", err) })
+	if err != nil {
+		return err
 	}
 	if failed > 0 {
 		return &exitError{code: 1, err: fmt.Errorf("%d of %d files could not be read", failed, len(files))}
 	}
 	return nil
-}
-
-func windowSource(from, ref string) string {
-	switch from {
-	case coding.WindowFromModel:
-		return "of " + ref
-	case coding.WindowFromFlag:
-		return "--window"
-	case coding.WindowFromConfig:
-		return "--config"
-	}
-	if ref != "" {
-		return ref + " is not in the model catalog: assumed; give --window"
-	}
-	return "the recording names no model: assumed; give --window"
-}
-
-func printReplayTotals(w io.Writer, r compact.ReplayResult) {
-	ratio := func(n int) string {
-		if r.None == 0 {
-			return "–"
-		}
-		return fmt.Sprintf("%.2f", float64(n)/float64(r.None))
-	}
-	fmt.Fprintf(w, "  %d requests; input tokens: none %d, masking %d (×%s), masking+compaction %d (×%s)\n",
-		len(r.Turns), r.None, r.Masked, ratio(r.Masked), r.Compacted, ratio(r.Compacted))
-	fmt.Fprintf(w, "  %d compactions", r.Compactions)
-	if r.Stuck > 0 {
-		fmt.Fprintf(w, " (%d could not get under the threshold)", r.Stuck)
-	}
-	fmt.Fprintf(w, "; tool pairs kept whole: %d of %d", r.PairsWhole, r.Pairs)
-	if r.Over > 0 {
-		fmt.Fprintf(w, "; %d requests still over the window", r.Over)
-	}
-	fmt.Fprintln(w)
-	if r.Compactions > 0 {
-		fmt.Fprintf(w, "  summaries: goal verbatim in %d of %d; identifiers the kept part needs: %d of %d kept\n",
-			r.Compactions-r.GoalMissing, r.Compactions, r.IdentsNeeded-r.IdentsMissing, r.IdentsNeeded)
-	}
 }

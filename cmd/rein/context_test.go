@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
 )
@@ -46,7 +47,7 @@ func TestContextReplay(t *testing.T) {
 		if strings.HasPrefix(line, `{"total"`) {
 			continue
 		}
-		var r replayFile
+		var r coding.ContextReplay
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("%v: %s", err, line)
 		}
@@ -170,7 +171,7 @@ func TestContextReplayUsesTheRecordedWindow(t *testing.T) {
 		t.Fatalf("replay: %d %s", code, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	var rein, cc replayFile
+	var rein, cc coding.ContextReplay
 	if len(lines) != 3 || json.Unmarshal([]byte(lines[0]), &rein) != nil || json.Unmarshal([]byte(lines[1]), &cc) != nil {
 		t.Fatalf("output:\n%s", out)
 	}
@@ -181,7 +182,7 @@ func TestContextReplayUsesTheRecordedWindow(t *testing.T) {
 		t.Fatalf("claude code session: model %q, window %d from %s", cc.Model, cc.Window, cc.WindowFrom)
 	}
 	code, out, _ = runCLI(t, "", "context", "replay", "--window", "128000", "-o", "json", path)
-	var wide replayFile
+	var wide coding.ContextReplay
 	if code != 0 || json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &wide) != nil || wide.WindowFrom != "flag" || wide.Compactions != 0 {
 		t.Fatalf("--window 128000: %d %s", code, out)
 	}

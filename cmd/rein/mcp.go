@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/reinhq/rein/coding"
-	"github.com/reinhq/rein/llm/catalog"
 	"github.com/reinhq/rein/mcp"
 	"github.com/spf13/cobra"
 )
@@ -36,51 +35,20 @@ Servers are read from ~/.config/rein/mcp.json, ~/.config/rein/config.json,
 				dir, _ = os.Getwd()
 			}
 			dir, _ = filepath.Abs(dir)
-			cfg, err := coding.MCPConfig(coding.Options{Getenv: e.getenv, Warn: e.warn}, dir, nil)
+			sts, looked, err := coding.MCPServers(cmd.Context(), coding.Options{Getenv: e.getenv, Warn: e.warn, Version: version}, dir, timeout)
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			m := mcp.New(cfg, mcp.Options{Workdir: dir, Getenv: e.getenv, Version: version, StartTimeout: timeout,
-				BaseEnv: coding.ChildEnv(coding.Options{Getenv: e.getenv}, dir)})
-			m.Start(cmd.Context())
-			m.WaitStarted(cmd.Context())
-			defer m.Close()
-			sts := m.Status()
 			if asJSON {
 				enc := json.NewEncoder(e.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(sts)
 			}
 			if len(sts) == 0 {
-				user := ""
-				if p := catalog.UserConfigPath(e.getenv); p != "" {
-					user = filepath.Dir(p)
-				}
-				looked := mcp.Paths(user, dir)
-				if home := e.getenv("HOME"); home != "" {
-					looked = append(looked, filepath.Join(home, ".claude.json"))
-				}
 				fmt.Fprintln(e.stdout, "no MCP servers configured (looked in: "+strings.Join(looked, ", ")+")")
 				return nil
 			}
-			for _, st := range sts {
-				fmt.Fprintf(e.stdout, "%s  %s  %s  %s\n", st.Name, st.State, st.Transport, st.Target)
-				if st.Server != "" {
-					fmt.Fprintf(e.stdout, "  server: %s\n", st.Server)
-				}
-				if st.Error != "" {
-					fmt.Fprintf(e.stdout, "  error: %s\n", st.Error)
-				}
-				if st.Log != "" && st.State != mcp.StateDisabled {
-					fmt.Fprintf(e.stdout, "  log: %s\n", relPath(dir, st.Log))
-				}
-				for _, t := range st.Tools {
-					fmt.Fprintf(e.stdout, "  tool: %s\n", t)
-				}
-				for _, s := range st.Skipped {
-					fmt.Fprintf(e.stdout, "  skipped: %s\n", s)
-				}
-			}
+			mcp.WriteStatus(e.stdout, sts, dir)
 			return nil
 		},
 	}

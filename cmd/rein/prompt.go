@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/reinhq/rein/coding"
@@ -148,37 +147,11 @@ func wireRequest(ctx context.Context, e *env, o *runOptions, text string) ([]byt
 
 // showRequest prints a first request's system prompt, tools and size.
 func showRequest(e *env, sys []llm.SystemPart, reg *tool.Registry, asJSON bool) error {
-	specs := reg.Specs()
-	size := prompt.Measure(sys, specs)
+	s := prompt.Show(sys, reg.Specs())
 	if asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			System      []llm.SystemPart `json:"system"`
-			Tools       []llm.ToolSpec   `json:"tools"`
-			StableBytes int              `json:"stable_bytes"`
-			SystemBytes int              `json:"system_bytes"`
-			ToolBytes   int              `json:"tool_bytes"`
-			TotalBytes  int              `json:"total_bytes"`
-			Tokens      int              `json:"estimated_tokens"`
-		}{sys, specs, size.StableBytes, size.SystemBytes, size.ToolBytes, size.Total(), size.Tokens()})
+		return enc.Encode(s)
 	}
-	if err := prompt.Render(e.stdout, sys); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "\n──── tools (%d) ────\n", len(specs))
-	for _, s := range specs {
-		b, _ := json.Marshal(s)
-		fmt.Fprintf(e.stdout, "%s (%d bytes): %s\n  parameters: %s\n", s.Name, len(b), firstSentence(s.Description), s.Parameters)
-	}
-	fmt.Fprintf(e.stdout, "\nsystem prompt %d bytes (%d above the cache boundary) + %d tool schemas %d bytes = %d bytes, about %d tokens\n",
-		size.SystemBytes, size.StableBytes, size.Tools, size.ToolBytes, size.Total(), size.Tokens())
-	return nil
-}
-
-func firstSentence(s string) string {
-	if i := strings.Index(s, "\n"); i >= 0 {
-		s = s[:i]
-	}
-	return s
+	return s.WriteText(e.stdout)
 }

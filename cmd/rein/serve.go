@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -102,12 +100,14 @@ func serve(ctx context.Context, e *env, o *runOptions, so *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	ln, where, err := serveListen(so)
+	ln, where, err := server.Listen(so.listen, so.socket)
+	if errors.Is(err, server.ErrNotSocket) || errors.Is(err, server.ErrSocketBusy) {
+		err = fmt.Errorf("--socket %w", err)
+	}
 	if err != nil {
 		srv.Close()
 		return &exitError{code: 2, err: err}
 	}
-	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	auth := "no token: loopback clients only"
 	if token != "" {
 		auth = "bearer token required"
@@ -115,24 +115,7 @@ func serve(ctx context.Context, e *env, o *runOptions, so *serveOptions) error {
 		auth = "no token: the socket's permissions decide"
 	}
 	fmt.Fprintf(e.stderr, "rein serve: listening on %s (%s); GET /openapi.json lists the routes\n", where, auth)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-	}
-	// Runs first (their streams end with them), then the connections.
-	cerr := srv.Close()
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	hs.Shutdown(sctx)
-	if so.socket != "" {
-		os.Remove(so.socket)
-	}
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return cerr
+	return srv.Serve(ctx, ln)
 }
 
 // serveOpener opens each session's agent from the flags, with the
@@ -157,35 +140,4 @@ func serveOpener(e *env, o *runOptions) server.Opener {
 		co.Terminal, co.ConfirmTrust = true, nil
 		return coding.Open(ctx, co)
 	}
-}
-
-// serveListen opens the TCP or Unix listener.
-func serveListen(so *serveOptions) (net.Listener, string, error) {
-	if so.socket == "" {
-		ln, err := net.Listen("tcp", so.listen)
-		if err != nil {
-			return nil, "", err
-		}
-		return ln, "http://" + ln.Addr().String(), nil
-	}
-	if fi, err := os.Lstat(so.socket); err == nil {
-		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, "", fmt.Errorf("--socket %s exists and is not a socket", so.socket)
-		}
-		// A socket nobody answers on is left from an earlier server.
-		if c, err := net.Dial("unix", so.socket); err == nil {
-			c.Close()
-			return nil, "", fmt.Errorf("--socket %s: another server listens on it", so.socket)
-		}
-		os.Remove(so.socket)
-	}
-	ln, err := net.Listen("unix", so.socket)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := os.Chmod(so.socket, 0o600); err != nil {
-		ln.Close()
-		return nil, "", err
-	}
-	return ln, "unix:" + so.socket, nil
 }

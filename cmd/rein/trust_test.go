@@ -14,7 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/reinhq/rein/permission"
 	"github.com/reinhq/rein/sandbox"
 )
 
@@ -284,19 +283,6 @@ func TestLocalSettingsIgnoredInAnEarlierGitignore(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(ws, ".rein", ".gitignore"))
 	if !strings.HasSuffix(string(data), "output/\nsettings.local.json\n") {
 		t.Errorf(".gitignore:\n%s", data)
-	}
-}
-
-// The terminal UI's deny carries the reason typed after it.
-func TestTUIDenyCarriesReason(t *testing.T) {
-	if a := tuiAnswer(2, "use the staging db"); a.Kind != permission.DenyCall || a.Reason != "use the staging db" {
-		t.Errorf("deny with reason: %+v", a)
-	}
-	if a := tuiAnswer(-1, ""); a.Kind != permission.DenyCall || a.Reason == "" {
-		t.Errorf("dismissed: %+v", a)
-	}
-	if a := tuiAnswer(1, ""); a.Kind != permission.AllowAlways {
-		t.Errorf("always: %+v", a)
 	}
 }
 

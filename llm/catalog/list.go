@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -23,6 +24,42 @@ func WriteTable(w io.Writer, models []llm.Model) error {
 			m.Provider, m.ID, tokens(m.ContextWindow), tokens(m.MaxOutput),
 			price(m.Price.Input), price(m.Price.Output), price(m.Price.CacheRead), price(m.Price.CacheWrite),
 			yes(m.Reasoning), yes(m.AcceptsImages()))
+	}
+	return tw.Flush()
+}
+
+// ModelsOf returns the models of provider (case ignored) in the order
+// of Models. known reports whether the catalog knows the provider at
+// all: a known provider may list no model.
+func (c *Catalog) ModelsOf(provider string) (models []llm.Model, known bool) {
+	for _, m := range c.Models() {
+		if strings.EqualFold(m.Provider, provider) {
+			models = append(models, m)
+		}
+	}
+	known = slices.ContainsFunc(c.Providers(), func(p string) bool { return strings.EqualFold(p, provider) })
+	return models, known
+}
+
+// WriteAliases prints aliases (see Catalog.Aliases) sorted by name under
+// the heading "Aliases (--model NAME):", after a blank line; with
+// provider set, only those that name one of its models. It prints
+// nothing when none is left.
+func WriteAliases(w io.Writer, aliases map[string]string, provider string) error {
+	names := make([]string, 0, len(aliases))
+	for name, ref := range aliases {
+		if provider == "" || strings.HasPrefix(strings.ToLower(ref), strings.ToLower(provider)+"/") {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	fmt.Fprintln(w, "\nAliases (--model NAME):")
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, n := range names {
+		fmt.Fprintf(tw, "  %s\t%s\n", n, aliases[n])
 	}
 	return tw.Flush()
 }
