@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -101,4 +102,29 @@ func must(s *jsonschema.Schema, err error) *jsonschema.Schema {
 		panic(err)
 	}
 	return s
+}
+
+// A deferred tool's schema is compiled on its first call: NewRegistry
+// takes even an invalid one, and every call then fails saying so; a
+// valid one validates as usual.
+func TestDeferredSchema(t *testing.T) {
+	run := func(context.Context, *Call) Result { return Text("ran") }
+	bad := Deferred(&Tool{Name: "bad", Schema: json.RawMessage(`{"type":5}`), Run: run})
+	good := Deferred(&Tool{Name: "good", Schema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`), Run: run})
+	reg, err := NewRegistry(bad, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		res := reg.Execute(context.Background(), &Call{Name: "bad", Args: json.RawMessage(`{}`)})
+		if !res.IsError || !strings.Contains(res.Text(), `tool "bad": schema`) {
+			t.Fatalf("a call of a tool with an invalid schema: %+v", res)
+		}
+	}
+	if res := reg.Execute(context.Background(), &Call{Name: "good", Args: json.RawMessage(`{"n": "x"}`)}); !res.IsError {
+		t.Fatalf("a string n was accepted: %+v", res)
+	}
+	if res := reg.Execute(context.Background(), &Call{Name: "good", Args: json.RawMessage(`{"n": 1}`)}); res.IsError || res.Text() != "ran" {
+		t.Fatalf("valid arguments: %+v", res)
+	}
 }

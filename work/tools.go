@@ -56,7 +56,7 @@ func (l *Ledger) Tools(agent string) []*tool.Tool {
 			}
 			return tool.Text(ls.Render()), nil
 		})
-	todo := &tool.Tool{
+	todo := tool.Deferred(&tool.Tool{
 		Name:        TodoWriteTool,
 		Description: "Replace the task list with todos (the whole list each time). Exactly one item in_progress while working. An open item may not be left out: to drop one, send it with status \"cancelled\" and a \"note\".",
 		Schema:      json.RawMessage(todoSchema),
@@ -77,7 +77,7 @@ func (l *Ledger) Tools(agent string) []*tool.Tool {
 			}
 			return result("Todos have been modified successfully.", ls)
 		},
-	}
+	})
 	for _, t := range []*tool.Tool{add, update, list, todo} {
 		t.ReadOnly, t.Mode = true, tool.Sequential
 	}
