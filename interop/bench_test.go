@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -104,11 +107,87 @@ func heapPeak(f func()) uint64 {
 
 const benchEntries = 10000
 
-// BenchmarkImport reads a 10,000-entry session in each format. It
-// reports the file size, the bytes allocated per import as a multiple
-// of the file (alloc-x, an upper bound of the memory the import needs),
-// and the live heap the result holds, as a multiple of the file (live-x).
+// benchFiles writes a 10,000-entry session in each format into dir and
+// returns the paths: the rein one a session file.
+func benchFiles(b *testing.B, dir string) map[Format]string {
+	src := bigSession(benchEntries)
+	out := map[Format]string{}
+	for _, f := range []Format{Pi, Claude, Codex, OpenCode} {
+		var buf bytes.Buffer
+		if _, err := Export(&buf, src, f, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		p := filepath.Join(dir, string(f))
+		if err := os.WriteFile(p, buf.Bytes(), 0o600); err != nil {
+			b.Fatal(err)
+		}
+		out[f] = p
+	}
+	s, err := session.CreateImported(session.Options{Dir: filepath.Join(dir, "rein")}, session.Source{Format: "bench"}, src.Entries)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out[Rein] = s.Path()
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
+
+// BenchmarkImport imports a 10,000-entry session file in each format as
+// a new rein session file (ImportFile, what rein sessions import does).
+// It reports the file size, the CPU time, the bytes allocated per import
+// as a multiple of the file (alloc-x), and the peak of the heap during
+// one import above what was live before it, as a multiple of the file
+// (peak-x).
 func BenchmarkImport(b *testing.B) {
+	dir := b.TempDir()
+	files := benchFiles(b, dir)
+	for _, f := range []Format{Pi, Claude, Codex, OpenCode, Rein} {
+		b.Run(string(f), func(b *testing.B) {
+			st, err := os.Stat(files[f])
+			if err != nil {
+				b.Fatal(err)
+			}
+			size := float64(st.Size())
+			n := 0
+			imp := func() {
+				n++
+				o := session.Options{Dir: filepath.Join(dir, "out", strconv.Itoa(n))}
+				im, err := ImportFile(files[f], f, o)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if im.Conversation.Report.Messages < benchEntries/2 {
+					b.Fatalf("%d messages imported", im.Conversation.Report.Messages)
+				}
+				if err := os.RemoveAll(o.Dir); err != nil {
+					b.Fatal(err)
+				}
+			}
+			peak := heapPeak(imp)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			start, cpu := ms.TotalAlloc, cpuTime()
+			for i := 0; i < b.N; i++ {
+				imp()
+			}
+			b.ReportMetric(float64((cpuTime()-cpu).Milliseconds())/float64(b.N), "cpu-ms/op")
+			runtime.ReadMemStats(&ms)
+			b.ReportMetric(size, "file-bytes")
+			b.ReportMetric(float64(ms.TotalAlloc-start)/float64(b.N)/size, "alloc-x")
+			b.ReportMetric(float64(peak)/size, "peak-x")
+		})
+	}
+}
+
+// BenchmarkRead reads a 10,000-entry session in each format into memory
+// (Read: the conversation with all its entries). Beside the figures of
+// BenchmarkImport it reports the live heap the result holds, as a
+// multiple of the file (live-x).
+func BenchmarkRead(b *testing.B) {
 	src := bigSession(benchEntries)
 	for _, f := range []Format{Pi, Claude, Codex, OpenCode} {
 		var buf bytes.Buffer
@@ -129,6 +208,7 @@ func BenchmarkImport(b *testing.B) {
 				b.Fatalf("%d entries imported", len(c.Entries))
 			}
 			runtime.KeepAlive(c)
+			c = nil
 			peak := heapPeak(func() {
 				c2, err := Read(bytes.NewReader(data), "bench", f)
 				if err != nil {

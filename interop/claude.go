@@ -3,7 +3,7 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
-	"io"
+	"strconv"
 	"strings"
 
 	"github.com/reinhq/rein/llm"
@@ -79,20 +79,22 @@ var claudeIgnored = map[string]bool{"file-history-snapshot": true, "queue-operat
 var claudeStops = map[string]llm.StopReason{"end_turn": llm.StopEnd, "tool_use": llm.StopToolUse, "max_tokens": llm.StopLength,
 	"stop_sequence": llm.StopEnd, "pause_turn": llm.StopEnd, "refusal": llm.StopEnd}
 
-// readClaude reads a Claude Code session file (~/.claude/projects/…).
-// Lines of sub-agents (isSidechain) are left out and reported.
-func readClaude(r io.Reader, name string) (*Conversation, error) {
-	c := &Conversation{Source: session.Source{Format: string(Claude), Path: name}}
-	var entries, side []session.Entry
+// scanClaude reads a Claude Code session file (~/.claude/projects/…).
+// Lines of sub-agents (isSidechain) are passed as side entries: the
+// import leaves them out, and reports them, unless the file has nothing
+// else (a sub-agent's own transcript).
+func scanClaude(s *scan) error {
+	c, name := s.c, s.name
+	c.Source = session.Source{Format: string(Claude), Path: name}
 	boundary := map[string]string{} // compact boundary uuid -> the entry before it
 	sidechain, attachments := 0, 0
 	seen := false
-	err := eachLine(r, func(n int, line []byte, last bool) error {
+	err := eachLine(s.r, func(n int, line []byte, last bool) error {
 		var l claudeLine
 		if err := unmarshal(line, &l); err != nil {
 			return err
 		}
-		where := fmt.Sprintf("%s:%d", name, n)
+		where := lineRef{name, n}
 		seen = true
 		if l.SessionID != "" && c.Source.ID == "" {
 			c.Source.ID = l.SessionID
@@ -106,12 +108,10 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 		if c.Created.IsZero() && l.Timestamp != "" {
 			c.Created = parseTime(l.Timestamp)
 		}
-		dst := &entries
 		if l.IsSidechain {
 			// A sub-agent's lines: its conversation, kept apart; a file
 			// of nothing else (its own transcript) imports them.
 			sidechain++
-			dst = &side
 		}
 		parent := ""
 		if l.ParentUUID != nil {
@@ -143,7 +143,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 				boundary[l.UUID] = lp
 				return nil
 			}
-			c.Report.drop(where, "a system line ("+l.Subtype+")", "a notice of Claude Code's, not part of the conversation")
+			c.Report.drop(where.String(), "a system line ("+l.Subtype+")", "a notice of Claude Code's, not part of the conversation")
 			return nil
 		case "":
 			return fmt.Errorf(`a line without "type"`)
@@ -162,8 +162,7 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 		}
 		ts := parseTime(l.Timestamp)
 		if l.IsCompactSummary {
-			*dst = append(*dst, session.Entry{Type: session.TypeCompaction, ID: l.UUID, Parent: parent, Timestamp: ts, Summary: contentText(cm.Content)})
-			return nil
+			return s.add(session.Entry{Type: session.TypeCompaction, ID: l.UUID, Parent: parent, Timestamp: ts, Summary: contentText(cm.Content)}, l.IsSidechain)
 		}
 		msgs, err := claudeToMessages(&l, &cm, &c.Report, where)
 		if err != nil {
@@ -172,36 +171,34 @@ func readClaude(r io.Reader, name string) (*Conversation, error) {
 		for i := range msgs {
 			id := l.UUID
 			if i > 0 {
-				id = fmt.Sprintf("%s.%d", l.UUID, i)
+				id = l.UUID + "." + strconv.Itoa(i)
 			}
 			msgs[i].Timestamp = ts
-			*dst = append(*dst, session.Entry{Type: session.TypeMessage, ID: id, Parent: parent, Timestamp: ts, Message: &msgs[i]})
+			if err := s.add(session.Entry{Type: session.TypeMessage, ID: id, Parent: parent, Timestamp: ts, Message: &msgs[i]}, l.IsSidechain); err != nil {
+				return err
+			}
 			parent = id
 		}
 		return nil
-	}, func(n int, why string) { c.Report.drop(fmt.Sprintf("%s:%d", name, n), "line", why) })
+	}, func(n int, why string) { c.Report.drop(lineRef{name, n}.String(), "line", why) })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !seen {
-		return nil, headerError(name, Claude, &c.Report)
+		return headerError(name, Claude, &c.Report)
 	}
 	if attachments > 0 {
 		c.Report.drop(name, fmt.Sprintf("%d attachment lines", attachments), "context Claude Code adds for its model (environment, skill and tool listings), not part of the conversation")
 	}
-	switch {
-	case len(entries) == 0 && len(side) > 0:
-		entries = side
-	case sidechain > 0:
+	if sidechain > 0 && (s.main > 0 || s.first != nil && s.first.main > 0) {
 		c.Report.drop(name, fmt.Sprintf("%d sidechain lines", sidechain), "they are a sub-agent's own conversation, not the session's")
 	}
-	c.Entries = normalize(orphans(entries, &c.Report, name), &c.Report)
-	return c, nil
+	return nil
 }
 
 // claudeToMessages turns one user or assistant line into rein messages:
 // a user line holding tool results gives one message per result.
-func claudeToMessages(l *claudeLine, cm *claudeMessage, r *Report, where string) ([]llm.Message, error) {
+func claudeToMessages(l *claudeLine, cm *claudeMessage, r *Report, where lineRef) ([]llm.Message, error) {
 	var blocks []claudeBlock
 	if len(cm.Content) > 0 && cm.Content[0] == '"' {
 		var s string
@@ -235,7 +232,7 @@ func claudeToMessages(l *claudeLine, cm *claudeMessage, r *Report, where string)
 				m.Content = append(m.Content, llm.ToolCall(b.ID, name, args))
 			default:
 				m.Content = append(m.Content, llm.Text(fmt.Sprintf("[%s block]\n%s", b.Type, compact(b))))
-				r.drop(where, "a "+b.Type+" block", "kept as text: rein has no such block")
+				r.drop(where.String(), "a "+b.Type+" block", "kept as text: rein has no such block")
 			}
 		}
 		return []llm.Message{m}, nil
@@ -254,7 +251,7 @@ func claudeToMessages(l *claudeLine, cm *claudeMessage, r *Report, where string)
 			if b.Source != nil && b.Source.Type == "base64" {
 				user.Content = append(user.Content, llm.Image(b.Source.Data, b.Source.MediaType))
 			} else {
-				r.drop(where, "an image", "not stored in the file (only a reference)")
+				r.drop(where.String(), "an image", "not stored in the file (only a reference)")
 			}
 		default:
 			user.Content = append(user.Content, llm.Text(fmt.Sprintf("[%s block]\n%s", b.Type, compact(b))))

@@ -5,7 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,22 +72,28 @@ type codexContent struct {
 // environment, instructions and skills), which are not the user's.
 var codexContext = []string{"<environment_context>", "<user_instructions>", "<skills_instructions>", "# AGENTS.md", "<permissions instructions>", "<turn_aborted>"}
 
-// readCodex reads a codex rollout (sessions/YYYY/MM/DD/rollout-….jsonl):
+// scanCodex reads a codex rollout (sessions/YYYY/MM/DD/rollout-….jsonl):
 // its response items are the conversation; event records only repeat
 // them for the program's display and are skipped.
-func readCodex(r io.Reader, name string) (*Conversation, error) {
-	c := &Conversation{Source: session.Source{Format: string(Codex), Path: name}}
-	var entries []session.Entry
+//
+// Whether a command failed is told by an event that may come after its
+// output: the second pass marks the output with what the first learned.
+func scanCodex(s *scan) error {
+	c, name := s.c, s.name
+	c.Source = session.Source{Format: string(Codex), Path: name}
 	parent, provider, model := "", "", ""
 	seen, meta := false, false
 	contextMsgs, devMsgs := 0, 0
-	failed := map[string]bool{}
-	add := func(e session.Entry) {
+	failed := s.failed
+	add := func(e session.Entry) error {
 		e.Parent = parent
-		entries = append(entries, e)
 		parent = e.ID
+		if m := e.Message; m != nil && m.Role == llm.RoleToolResult && s.first != nil && s.first.failed[m.ToolCallID] {
+			m.IsError = true
+		}
+		return s.add(e, false)
 	}
-	err := eachLine(r, func(n int, line []byte, last bool) error {
+	err := eachLine(s.r, func(n int, line []byte, last bool) error {
 		var l codexLine
 		if err := unmarshal(line, &l); err != nil {
 			return err
@@ -97,8 +103,8 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 		}
 		seen = true
 		ts := parseTime(l.Timestamp)
-		id := fmt.Sprintf("l%d", n)
-		where := fmt.Sprintf("%s:%d", name, n)
+		id := "l" + strconv.Itoa(n)
+		where := lineRef{name, n}
 		switch l.Type {
 		case "session_meta":
 			var m codexMeta
@@ -119,14 +125,14 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 				if p == "" {
 					p = "openai"
 				}
-				add(session.Entry{Type: session.TypeModelChange, ID: id, Timestamp: ts, Provider: p, Model: model})
+				return add(session.Entry{Type: session.TypeModelChange, ID: id, Timestamp: ts, Provider: p, Model: model})
 			}
 		case "compacted":
 			var cp struct {
 				Message string `json:"message"`
 			}
 			_ = unmarshal(l.Payload, &cp)
-			add(session.Entry{Type: session.TypeCompaction, ID: id, Timestamp: ts, Summary: cp.Message})
+			return add(session.Entry{Type: session.TypeCompaction, ID: id, Timestamp: ts, Summary: cp.Message})
 		case "response_item":
 			var it codexItem
 			if err := unmarshal(l.Payload, &it); err != nil {
@@ -148,7 +154,7 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 			if m.Role == llm.RoleAssistant {
 				m.Model, m.Provider = model, provider
 			}
-			add(session.Entry{Type: session.TypeMessage, ID: id, Timestamp: ts, Message: m})
+			return add(session.Entry{Type: session.TypeMessage, ID: id, Timestamp: ts, Message: m})
 		case "event_msg":
 			// Display events repeat the items; a command's tells whether it failed.
 			var ev struct {
@@ -161,7 +167,7 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 				CallID   string `json:"call_id"`
 				ExitCode *int   `json:"exit_code"`
 			}
-			if unmarshal(l.Payload, &ev) == nil {
+			if unmarshal(l.Payload, &ev) == nil && failed != nil {
 				if ev.Item.Type == "CommandExecution" && ev.Item.Status == "failed" {
 					failed[ev.Item.ID] = true
 				}
@@ -175,20 +181,15 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 			return fmt.Errorf("a record of type %q, which this reader does not know (newer codex?)", l.Type)
 		}
 		return nil
-	}, func(n int, why string) { c.Report.drop(fmt.Sprintf("%s:%d", name, n), "line", why) })
+	}, func(n int, why string) { c.Report.drop(lineRef{name, n}.String(), "line", why) })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !seen {
-		return nil, headerError(name, Codex, &c.Report)
+		return headerError(name, Codex, &c.Report)
 	}
 	if !meta {
 		c.Report.drop(name, "the session_meta record", "missing: the session id, workspace and codex version are unknown")
-	}
-	for i := range entries {
-		if m := entries[i].Message; m != nil && m.Role == llm.RoleToolResult && failed[m.ToolCallID] {
-			m.IsError = true
-		}
 	}
 	if contextMsgs > 0 {
 		c.Report.drop(name, fmt.Sprintf("%d context messages codex wrote itself", contextMsgs), "environment and instructions of codex's, not the user's")
@@ -196,13 +197,12 @@ func readCodex(r io.Reader, name string) (*Conversation, error) {
 	if devMsgs > 0 {
 		c.Report.drop(name, fmt.Sprintf("%d developer messages", devMsgs), "codex's own instructions; rein sends its own")
 	}
-	c.Entries = normalize(entries, &c.Report)
-	return c, nil
+	return nil
 }
 
 // codexMessage turns one response item into a message; skip names a
 // kind of item that is left out on purpose.
-func codexMessage(it *codexItem, r *Report, where string) (*llm.Message, string) {
+func codexMessage(it *codexItem, r *Report, where lineRef) (*llm.Message, string) {
 	switch it.Type {
 	case "message":
 		m := &llm.Message{}
@@ -218,7 +218,7 @@ func codexMessage(it *codexItem, r *Report, where string) (*llm.Message, string)
 					m.Content = append(m.Content, llm.Text("[image "+ct.ImageURL+"]"))
 				}
 			default:
-				r.drop(where, "a "+ct.Type+" content item", "rein has no such content")
+				r.drop(where.String(), "a "+ct.Type+" content item", "rein has no such content")
 			}
 		}
 		switch it.Role {
@@ -237,7 +237,7 @@ func codexMessage(it *codexItem, r *Report, where string) (*llm.Message, string)
 		case "developer", "system":
 			return nil, "developer"
 		default:
-			r.drop(where, "a message with the role "+it.Role, "rein has no such role")
+			r.drop(where.String(), "a message with the role "+it.Role, "rein has no such role")
 			return nil, ""
 		}
 		return m, ""
@@ -267,7 +267,7 @@ func codexMessage(it *codexItem, r *Report, where string) (*llm.Message, string)
 		text, isErr := codexOutput(it.Output)
 		return &llm.Message{Role: llm.RoleToolResult, ToolCallID: it.CallID, IsError: isErr, Content: []llm.Content{llm.Text(text)}}, ""
 	}
-	r.drop(where, "a "+it.Type+" item", "rein has no such item")
+	r.drop(where.String(), "a "+it.Type+" item", "rein has no such item")
 	return nil, ""
 }
 

@@ -72,7 +72,7 @@ func TestPiOpensExport(t *testing.T) {
 	var got []shapeMsg
 	r := &Report{}
 	for _, raw := range resp.Data.Messages {
-		msg, err := piToMessage(raw, r, "rpc")
+		msg, err := piToMessage(raw, r, lineRef{"rpc", 0})
 		if err != nil {
 			t.Fatal(err)
 		}

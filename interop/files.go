@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -84,4 +85,21 @@ func OpenHint(f Format, s *Session, path string) string {
 		return "codex resume " + id + "  (codex migrate-rollouts --apply --thread " + id + " shows its commands in codex's app)"
 	}
 	return path
+}
+
+// ExportFile reads the rein session at path (see LoadSession) and
+// returns it written in format f (see Export), with the session read
+// and the report of what f could not hold. Nothing is written anywhere:
+// a caller that fails to place the bytes has lost nothing.
+func ExportFile(path string, f Format, o Options) ([]byte, *Session, *Report, error) {
+	s, err := LoadSession(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var buf bytes.Buffer
+	rep, err := Export(&buf, s, f, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return buf.Bytes(), s, rep, nil
 }

@@ -83,3 +83,17 @@ func TestOpenHintAndHomeEnv(t *testing.T) {
 		t.Errorf("env: %+v %s", e, e.CodexDir())
 	}
 }
+
+func TestExportFile(t *testing.T) {
+	path := sample(t)
+	data, s, rep, err := ExportFile(path, Pi, Options{})
+	if err != nil || len(data) == 0 || s.Path != path || rep == nil {
+		t.Fatalf("export: %d bytes, %+v, %v", len(data), rep, err)
+	}
+	if f := Detect(data); f != Pi {
+		t.Errorf("the export reads as %q", f)
+	}
+	if _, _, _, err := ExportFile(path+"-missing", Pi, Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing: %v", err)
+	}
+}

@@ -57,7 +57,8 @@ func eachLine(r io.Reader, fn func(n int, line []byte, last bool) error, bad fun
 				bad(n, "not a JSON object (binary or other data)")
 			default:
 				if ferr := fn(n, t, last); ferr != nil {
-					if errors.Is(ferr, errNotFormat) || errors.Is(ferr, errTooNew) || errors.Is(ferr, errTooOld) {
+					var se *sinkError
+					if errors.Is(ferr, errNotFormat) || errors.Is(ferr, errTooNew) || errors.Is(ferr, errTooOld) || errors.As(ferr, &se) {
 						return ferr
 					}
 					if last {

@@ -2,12 +2,18 @@ package interop
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/reinhq/rein/internal/jsonread"
 
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/session"
@@ -111,60 +117,134 @@ type ocState struct {
 	Time     *ocTime         `json:"time,omitempty"`
 }
 
-// readOpenCode reads the JSON document of `opencode export`: one linear
-// conversation. An assistant message's steps (step-start parts) become
-// one rein assistant message each, followed by the results of its calls.
-func readOpenCode(r io.Reader, name string) (*Conversation, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+// scanOpenCode reads the JSON document of `opencode export`: one linear
+// conversation, decoded a message at a time. An assistant message's
+// steps (step-start parts) become one rein assistant message each,
+// followed by the results of its calls.
+func scanOpenCode(s *scan) error {
+	c, name := s.c, s.name
+	cr := &countReader{r: s.r}
+	dec := jsontext.NewDecoder(cr, jsonread.Options)
+	var info ocSession
+	bad := func(err error) error {
+		return fmt.Errorf("%s: not an opencode export: %s", name, jsonWhere(cr, dec.InputOffset(), err))
 	}
-	var doc ocExport
-	if err := unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: not an opencode export: %s", name, jsonWhere(data, err))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		if err == nil {
+			err = errors.New("the document is not a JSON object")
+		}
+		return bad(err)
 	}
-	if doc.Info.ID == "" || !strings.HasPrefix(doc.Info.ID, "ses") {
-		return nil, fmt.Errorf("%s: %w: no opencode session info (info.id)", name, ErrUnrecognised)
-	}
-	c := &Conversation{Source: session.Source{Format: string(OpenCode), Version: doc.Info.Version, Path: name, ID: doc.Info.ID},
-		Cwd: doc.Info.Directory, Created: millis(doc.Info.Time.Created), Name: doc.Info.Title}
-	var entries []session.Entry
 	parent := ""
+	var err error
 	add := func(id string, ts time.Time, m llm.Message) {
+		if err != nil {
+			return
+		}
 		m.Timestamp = ts
-		entries = append(entries, session.Entry{Type: session.TypeMessage, ID: id, Parent: parent, Timestamp: ts, Message: &m})
+		err = s.add(session.Entry{Type: session.TypeMessage, ID: id, Parent: parent, Timestamp: ts, Message: &m}, false)
 		parent = id
 	}
-	for mi, msg := range doc.Messages {
-		where := fmt.Sprintf("%s: messages[%d]", name, mi)
-		ts := millis(msg.Info.Time.Created)
-		switch msg.Info.Role {
-		case "user":
-			m := llm.Message{Role: llm.RoleUser}
-			for _, p := range msg.Parts {
-				switch p.Type {
-				case "text":
-					if !p.Synthetic {
-						m.Content = append(m.Content, llm.Text(p.Text))
-					}
-				case "file":
-					m.Content = append(m.Content, llm.Text(fmt.Sprintf("[file %s (%s)]", p.Filename, p.Mime)))
-					c.Report.drop(where, "an attached file", "kept as its name: the export holds a reference, not the content rein would send")
-				default:
-					c.Report.drop(where, "a "+p.Type+" part of a user message", "rein has no such part")
+	mi := 0
+	for dec.PeekKind() != '}' {
+		tok, terr := dec.ReadToken()
+		if terr != nil {
+			return bad(terr)
+		}
+		switch tok.String() {
+		case "info":
+			if err := jsonv2.UnmarshalDecode(dec, &info, jsonread.Options); err != nil {
+				return bad(err)
+			}
+		case "messages":
+			if dec.PeekKind() == 'n' {
+				_, _ = dec.ReadToken()
+				continue
+			}
+			if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '[' {
+				if err == nil {
+					err = errors.New(`"messages" is not an array`)
+				}
+				return bad(err)
+			}
+			for dec.PeekKind() != ']' {
+				var msg ocMessage
+				if err := jsonv2.UnmarshalDecode(dec, &msg, jsonread.Options); err != nil {
+					return bad(err)
+				}
+				c.readOCMessage(&msg, name, mi, add)
+				mi++
+				if err != nil {
+					return err
 				}
 			}
-			if len(m.Content) > 0 {
-				add(msg.Info.ID, ts, m)
+			if _, err := dec.ReadToken(); err != nil {
+				return bad(err)
 			}
-		case "assistant":
-			c.readOCAssistant(&msg, where, ts, add)
 		default:
-			c.Report.drop(where, "a message with the role "+msg.Info.Role, "rein has no such role")
+			if err := dec.SkipValue(); err != nil {
+				return bad(err)
+			}
 		}
 	}
-	c.Entries = normalize(entries, &c.Report)
-	return c, nil
+	if _, err := dec.ReadToken(); err != nil {
+		return bad(err)
+	}
+	if info.ID == "" || !strings.HasPrefix(info.ID, "ses") {
+		return fmt.Errorf("%s: %w: no opencode session info (info.id)", name, ErrUnrecognised)
+	}
+	c.Source = session.Source{Format: string(OpenCode), Version: info.Version, Path: name, ID: info.ID}
+	c.Cwd, c.Created, c.Name = info.Directory, millis(info.Time.Created), info.Title
+	return nil
+}
+
+// readOCMessage reads one message of an opencode export (the mi-th).
+func (c *Conversation) readOCMessage(msg *ocMessage, name string, mi int, add func(string, time.Time, llm.Message)) {
+	where := fmt.Sprintf("%s: messages[%d]", name, mi)
+	ts := millis(msg.Info.Time.Created)
+	switch msg.Info.Role {
+	case "user":
+		m := llm.Message{Role: llm.RoleUser}
+		for _, p := range msg.Parts {
+			switch p.Type {
+			case "text":
+				if !p.Synthetic {
+					m.Content = append(m.Content, llm.Text(p.Text))
+				}
+			case "file":
+				m.Content = append(m.Content, llm.Text(fmt.Sprintf("[file %s (%s)]", p.Filename, p.Mime)))
+				c.Report.drop(where, "an attached file", "kept as its name: the export holds a reference, not the content rein would send")
+			default:
+				c.Report.drop(where, "a "+p.Type+" part of a user message", "rein has no such part")
+			}
+		}
+		if len(m.Content) > 0 {
+			add(msg.Info.ID, ts, m)
+		}
+	case "assistant":
+		c.readOCAssistant(msg, where, ts, add)
+	default:
+		c.Report.drop(where, "a message with the role "+msg.Info.Role, "rein has no such role")
+	}
+}
+
+// countReader counts the newlines of what was read through it and keeps
+// the last piece read, so that an error can name its line.
+type countReader struct {
+	r      io.Reader
+	off    int64 // where last starts
+	before int   // newlines before last
+	last   []byte
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		c.before += bytes.Count(c.last, []byte{'\n'})
+		c.off += int64(len(c.last))
+		c.last = append(c.last[:0], p[:n]...)
+	}
+	return n, err
 }
 
 func (c *Conversation) readOCAssistant(msg *ocMessage, where string, ts time.Time, add func(string, time.Time, llm.Message)) {
@@ -233,16 +313,17 @@ func (c *Conversation) readOCAssistant(msg *ocMessage, where string, ts time.Tim
 	flush()
 }
 
-// jsonWhere says where a JSON document stops being valid.
-func jsonWhere(data []byte, err error) string {
-	if se, ok := err.(*json.SyntaxError); ok {
-		line := 1 + strings.Count(string(data[:min(int(se.Offset), len(data))]), "\n")
-		return fmt.Sprintf("line %d: %v", line, err)
-	}
-	if len(data) > 0 && data[len(data)-1] != '\n' && data[len(data)-1] != '}' {
+// jsonWhere says where a JSON document read through cr stops being
+// valid: at off, or at the end when the document is cut off.
+func jsonWhere(cr *countReader, off int64, err error) string {
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return "the document is cut off: " + err.Error()
 	}
-	return err.Error()
+	if off < cr.off || off > cr.off+int64(len(cr.last)) {
+		return fmt.Sprintf("byte %d: %v", off, err)
+	}
+	line := 1 + cr.before + bytes.Count(cr.last[:off-cr.off], []byte{'\n'})
+	return fmt.Sprintf("line %d: %v", line, err)
 }
 
 // ocIDs makes opencode identifiers: a prefix, 12 hex digits that grow

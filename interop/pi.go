@@ -3,7 +3,6 @@ package interop
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"strconv"
 
 	"github.com/reinhq/rein/llm"
@@ -106,14 +105,14 @@ func apiPi(a llm.API) string {
 	return string(a)
 }
 
-// readPi reads a pi session file (version 3; older versions need pi to
+// scanPi reads a pi session file (version 3; older versions need pi to
 // migrate them first, newer ones are refused).
-func readPi(r io.Reader, name string) (*Conversation, error) {
-	c := &Conversation{Source: session.Source{Format: string(Pi), Path: name}}
-	var entries []session.Entry
+func scanPi(s *scan) error {
+	c, name := s.c, s.name
+	c.Source = session.Source{Format: string(Pi), Path: name}
 	side := alias{}
 	header := false
-	err := eachLine(r, func(n int, line []byte, last bool) error {
+	err := eachLine(s.r, func(n int, line []byte, last bool) error {
 		var e piEntry
 		if err := unmarshal(line, &e); err != nil {
 			return err
@@ -132,7 +131,7 @@ func readPi(r io.Reader, name string) (*Conversation, error) {
 			c.Source.Version, c.Source.ID, c.Cwd, c.Created = strconv.Itoa(e.Version), e.ID, e.Cwd, parseTime(e.Timestamp)
 			return nil
 		}
-		en, err := piToEntry(&e, &c.Report, fmt.Sprintf("%s:%d", name, n))
+		en, err := piToEntry(&e, &c.Report, lineRef{name, n})
 		if err != nil {
 			return err
 		}
@@ -144,20 +143,18 @@ func readPi(r io.Reader, name string) (*Conversation, error) {
 		if en.Type == session.TypeSessionInfo {
 			c.Name = en.Name
 		}
-		entries = append(entries, en)
-		return nil
-	}, func(n int, why string) { c.Report.drop(fmt.Sprintf("%s:%d", name, n), "line", why) })
+		return s.add(en, false)
+	}, func(n int, why string) { c.Report.drop(lineRef{name, n}.String(), "line", why) })
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if !header {
-		return nil, headerError(name, Pi, &c.Report)
+		return headerError(name, Pi, &c.Report)
 	}
-	c.Entries = normalize(orphans(entries, &c.Report, name), &c.Report)
-	return c, nil
+	return nil
 }
 
-func piToEntry(e *piEntry, r *Report, where string) (session.Entry, error) {
+func piToEntry(e *piEntry, r *Report, where lineRef) (session.Entry, error) {
 	en := session.Entry{ID: e.ID, Timestamp: parseTime(e.Timestamp)}
 	if e.ParentID != nil {
 		en.Parent = *e.ParentID
@@ -218,7 +215,7 @@ func piToEntry(e *piEntry, r *Report, where string) (session.Entry, error) {
 	return en, nil
 }
 
-func piToMessage(raw json.RawMessage, r *Report, where string) (*llm.Message, error) {
+func piToMessage(raw json.RawMessage, r *Report, where lineRef) (*llm.Message, error) {
 	var pm piMessage
 	if err := unmarshal(raw, &pm); err != nil {
 		return nil, fmt.Errorf("message: %v", err)
@@ -252,7 +249,7 @@ func piToMessage(raw json.RawMessage, r *Report, where string) (*llm.Message, er
 			c.Signature = b.ThoughtSignature
 			m.Content = append(m.Content, c)
 		default:
-			r.drop(where, "a content block of type "+b.Type, "rein has no such block")
+			r.drop(where.String(), "a content block of type "+b.Type, "rein has no such block")
 		}
 	}
 	switch pm.Role {

@@ -50,40 +50,46 @@ func ReadFile(path string, from Format) (*Conversation, error) {
 // Read reads a recording in format from ("" detects it from the
 // content); name labels it in the report (file:line). Lines that cannot
 // be read are skipped and listed in Report.Dropped; a recording of which
-// nothing can be read is an error.
+// nothing can be read is an error. The recording is read twice (see
+// the import pipeline): r is read into memory first unless it can seek.
 func Read(r io.Reader, name string, from Format) (*Conversation, error) {
-	br := bufio.NewReaderSize(r, 256<<10)
-	if from == "" {
-		head, _ := br.Peek(64 << 10)
-		from = Detect(head)
-		if from == "" {
-			return nil, fmt.Errorf("%s: %w (the start of the file fits none of them)", name, ErrUnrecognised)
-		}
-	}
-	var c *Conversation
-	var err error
-	switch from {
-	case Rein:
-		c, err = readRein(br, name)
-	case Pi:
-		c, err = readPi(br, name)
-	case Claude:
-		c, err = readClaude(br, name)
-	case Codex:
-		c, err = readCodex(br, name)
-	case OpenCode:
-		c, err = readOpenCode(br, name)
-	default:
-		return nil, fmt.Errorf("%s cannot be imported (it is an export format)", from)
-	}
+	rs, err := seekable(r)
 	if err != nil {
-		if errors.Is(err, errNotFormat) || errors.Is(err, errTooNew) || errors.Is(err, errTooOld) {
-			return nil, fmt.Errorf("%s:1: %w", name, err)
-		}
 		return nil, err
 	}
+	im, err := prepare(rs, name, from)
+	if err != nil {
+		return nil, err
+	}
+	if im.plan == nil {
+		return im.readRein()
+	}
+	var entries []session.Entry
+	c, err := im.run(func(e *session.Entry) error {
+		entries = append(entries, *e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.Entries = entries
+	return c, nil
+}
+
+// readRein reads a rein session or bundle whole.
+func (im *importer) readRein() (*Conversation, error) {
+	if im.from != Rein {
+		return nil, fmt.Errorf("%s cannot be imported (it is an export format)", im.from)
+	}
+	if _, err := im.rs.Seek(im.start, io.SeekStart); err != nil {
+		return nil, err
+	}
+	c, err := readRein(bufio.NewReaderSize(im.rs, 256<<10), im.name)
+	if err != nil {
+		return nil, readError(im.name, err)
+	}
 	if len(c.Entries) == 0 {
-		return nil, fmt.Errorf("%s: nothing to import: %s", name, c.Report.Summary())
+		return nil, fmt.Errorf("%s: nothing to import: %s", im.name, c.Report.Summary())
 	}
 	return c, nil
 }
@@ -137,31 +143,6 @@ func Detect(head []byte) Format {
 		return OpenCode
 	}
 	return ""
-}
-
-// orphans re-attaches entries whose parent is not among the entries
-// before them (a skipped line, a side file) to the tree entry before
-// them, and reports it.
-func orphans(entries []session.Entry, r *Report, name string) []session.Entry {
-	seen := make(map[string]bool, len(entries))
-	prev := ""
-	out := entries[:0]
-	for _, e := range entries {
-		if seen[e.ID] {
-			r.drop(name, "entry "+e.ID, "its id repeats an earlier entry's")
-			continue
-		}
-		if e.Parent != "" && !seen[e.Parent] {
-			r.drop(name, "the parent link of entry "+e.ID, fmt.Sprintf("its parent %s is not in the file; attached to the entry before it", e.Parent))
-			e.Parent = prev
-		}
-		seen[e.ID] = true
-		if e.IsTree() {
-			prev = e.ID
-		}
-		out = append(out, e)
-	}
-	return out
 }
 
 // readRein reads a rein session (a copy of one, moved between

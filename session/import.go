@@ -76,21 +76,29 @@ func createImported(opts Options, h Header, entries []Entry) (*Session, error) {
 func checkImported(entries []Entry) error {
 	seen := make(map[string]bool, len(entries))
 	for i := range entries {
-		e := &entries[i]
-		switch {
-		case e.ID == "":
-			return fmt.Errorf("session: imported entry %d has no id", i)
-		case seen[e.ID]:
-			return fmt.Errorf("session: imported entry %d repeats the id %q", i, e.ID)
-		case e.Parent != "" && !seen[e.Parent]:
-			return fmt.Errorf("session: imported entry %q names the parent %q, which does not come before it", e.ID, e.Parent)
-		case !e.Type.Known() && len(e.Raw) == 0:
-			return fmt.Errorf("session: imported entry %q has the unknown type %q", e.ID, e.Type)
-		case e.Type == TypeMessage && e.Message == nil:
-			return fmt.Errorf("session: imported message entry %q has no message", e.ID)
+		if err := checkImportedEntry(i, &entries[i], seen); err != nil {
+			return err
 		}
-		seen[e.ID] = true
 	}
+	return nil
+}
+
+// checkImportedEntry checks the i-th imported entry e, given the ids seen
+// before it, and adds its id.
+func checkImportedEntry(i int, e *Entry, seen map[string]bool) error {
+	switch {
+	case e.ID == "":
+		return fmt.Errorf("session: imported entry %d has no id", i)
+	case seen[e.ID]:
+		return fmt.Errorf("session: imported entry %d repeats the id %q", i, e.ID)
+	case e.Parent != "" && !seen[e.Parent]:
+		return fmt.Errorf("session: imported entry %q names the parent %q, which does not come before it", e.ID, e.Parent)
+	case !e.Type.Known() && len(e.Raw) == 0:
+		return fmt.Errorf("session: imported entry %q has the unknown type %q", e.ID, e.Type)
+	case e.Type == TypeMessage && e.Message == nil:
+		return fmt.Errorf("session: imported message entry %q has no message", e.ID)
+	}
+	seen[e.ID] = true
 	return nil
 }
 

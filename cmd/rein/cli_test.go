@@ -12,13 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/reinhq/rein/coding"
-	"github.com/reinhq/rein/llm"
-	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/prompt"
 	"github.com/reinhq/rein/session"
 )
@@ -298,29 +295,6 @@ func TestStrictPrintsWorkCompleteSummary(t *testing.T) {
 	code, out, _ = runCLI(t, "", "-p", "--strict", "-m", "faux", "--script", script, "-C", t.TempDir(), "fix it")
 	if code != 0 || !strings.Contains(out, "Fixed the bug; tests pass.") {
 		t.Fatalf("terminal: %d %q", code, out)
-	}
-}
-
-func TestWaiterShowsWaitAndRetries(t *testing.T) {
-	var buf syncBuffer
-	w := newWaiter(&buf, false)
-	w.tick = 5 * time.Millisecond
-	start := time.Unix(0, 0)
-	var calls atomic.Int64
-	w.now = func() time.Time { return start.Add(time.Duration(calls.Add(1)) * time.Second) }
-	w.begin()
-	time.Sleep(30 * time.Millisecond)
-	w.retry(failover.Event{Kind: failover.EventRetry, Reason: llm.CodeTimeout, Attempt: 2, Delay: time.Second, Message: "no bytes for 90s"})
-	time.Sleep(20 * time.Millisecond)
-	w.close()
-	s := buf.String()
-	for _, want := range []string{"waiting for the model · ", "rein: retrying in 1s (attempt 2): timeout — no bytes for 90s\n", "retry 2: timeout"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("output lacks %q: %q", want, s)
-		}
-	}
-	if !strings.HasSuffix(s, "\r\x1b[K") {
-		t.Errorf("the line is not cleared at the end: %q", s[max(0, len(s)-40):])
 	}
 }
 

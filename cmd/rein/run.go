@@ -14,6 +14,7 @@ import (
 	"github.com/reinhq/rein/coding/claudecode"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
+	"github.com/reinhq/rein/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -125,11 +126,11 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		p.out = e.stderr
 	}
 	text := o.output == "" || o.output == "text"
-	var w *waiter
+	var w *tui.Waiter
 	if text && e.errTerm {
-		w = newWaiter(e.stderr, e.color)
-		defer w.close()
-		e.setRetry(w.retry)
+		w = tui.NewWaiter(e.stderr, e.color)
+		defer w.Close()
+		e.setRetry(w.Retry)
 		defer e.setRetry(nil)
 	}
 	enc := json.NewEncoder(e.stdout)
@@ -150,7 +151,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		switch o.output {
 		case "", "text":
 			if w != nil {
-				w.event(ev.Event.Event)
+				w.Event(ev.Event.Event)
 			}
 			p.event(ev.Event.Event)
 			contextEvent(p.info, p, ev.Event)
@@ -190,7 +191,7 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		return nil
 	}
 	if w != nil {
-		w.close()
+		w.Close()
 	}
 	if encErr != nil {
 		return encErr

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -233,19 +232,11 @@ in use by another rein at the same time.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			h, entries, _, err := session.ReadFile(path)
-			if err != nil {
-				return &exitError{code: 1, err: err}
-			}
-			if at != "" {
-				if at, err = coding.FindEntry(entries, at); err != nil {
-					return &exitError{code: 2, err: fmt.Errorf("%w in %s; rein sessions show lists the entry ids", err, relPath(filepath.Dir(path), path))}
-				}
-			} else if at = session.LastLeaf(entries); at == "" {
-				return &exitError{code: 2, err: errors.New("the session holds no conversation to fork")}
-			}
-			forked, err := session.ForkFile(path, at, session.Options{Redact: redactor().Bytes})
-			if err != nil {
+			forked, h, err := coding.ForkFile(path, at, redactor())
+			var refErr *coding.EntryRefError
+			if errors.As(err, &refErr) || errors.Is(err, coding.ErrNothingToFork) {
+				return &exitError{code: 2, err: err}
+			} else if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			defer forked.Close()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/reinhq/rein/harness"
-	"github.com/reinhq/rein/session"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +37,7 @@ the log keeps every message; only what the model is sent changes.`,
 			}
 			defer a.Close()
 			defer reportCompaction(e, a.Harness())()
-			if _, err := a.Harness().Compact(cmd.Context(), harness.CompactOptions{Focus: focus}); err != nil {
+			if err := a.Compact(cmd.Context(), focus); err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			return nil
@@ -66,17 +65,13 @@ one as its parent. Continue it with rein sessions resume.`,
 				return err
 			}
 			defer a.Close()
-			child, err := a.Session().Fork("", session.Options{})
+			defer reportCompaction(e, a.Harness())()
+			child, err := a.Handoff(cmd.Context(), focus)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			defer child.Close()
-			defer reportCompaction(e, a.Harness())()
-			if _, err := a.Harness().Handoff(cmd.Context(), harness.HandoffOptions{To: child, Focus: focus}); err != nil {
-				return &exitError{code: 1, err: err}
-			}
 			fmt.Fprintf(e.stdout, "handed off %s to %s (id %s); continue with: rein sessions resume %s\n",
-				shortID(a.Session().ID()), child.Path(), shortID(child.ID()), shortID(child.ID()))
+				shortID(a.Session().ID()), child.Path, shortID(child.ID), shortID(child.ID))
 			return nil
 		},
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -135,16 +134,11 @@ could not hold (see docs/sessions-interop.md).`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			s, err := interop.LoadSession(path)
-			if err != nil {
-				return &exitError{code: 1, err: err}
-			}
 			o := interop.Options{Version: version, Provider: provider}
 			if !noRedact {
 				o.Redact = redactor().String
 			}
-			var buf bytes.Buffer
-			rep, err := interop.Export(&buf, s, f, o)
+			data, s, rep, err := interop.ExportFile(path, f, o)
 			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
@@ -156,11 +150,11 @@ could not hold (see docs/sessions-interop.md).`,
 			}
 			if out == "" || out == "-" {
 				w := bufio.NewWriter(e.stdout)
-				w.Write(buf.Bytes())
+				w.Write(data)
 				if err := w.Flush(); err != nil {
 					return err
 				}
-			} else if err := interop.WriteNew(out, buf.Bytes()); err != nil {
+			} else if err := interop.WriteNew(out, data); err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			if out != "" && out != "-" {

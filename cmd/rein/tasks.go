@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/reinhq/rein/coding"
-	"github.com/reinhq/rein/session"
 	"github.com/reinhq/rein/work"
 	"github.com/spf13/cobra"
 )
@@ -30,13 +29,9 @@ With --json, the list is printed as one JSON array.`,
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			_, entries, _, err := session.ReadFile(path)
+			list, err := coding.WorkItemsOf(path)
 			if err != nil {
 				return err
-			}
-			list, err := work.FromEntries(entries)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
 			}
 			if asJSON {
 				if list == nil {
@@ -48,10 +43,7 @@ With --json, the list is printed as one JSON array.`,
 				fmt.Fprintln(e.stdout, "no work items")
 				return nil
 			}
-			c := list.Counts()
-			fmt.Fprintf(e.stdout, "%d work items: %d open (%d in progress), %d completed, %d cancelled\n",
-				len(list), c[work.Pending]+c[work.InProgress], c[work.InProgress], c[work.Completed], c[work.Cancelled])
-			fmt.Fprint(e.stdout, list.Render())
+			fmt.Fprint(e.stdout, list.Summary()+"\n"+list.Render())
 			return nil
 		},
 	}

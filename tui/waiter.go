@@ -1,4 +1,4 @@
-package main
+package tui
 
 import (
 	"fmt"
@@ -12,11 +12,13 @@ import (
 	"github.com/reinhq/rein/llm/failover"
 )
 
-// waiter shows on a terminal that rein is waiting for the model and for
-// how long, with the reason of the last retry, on one line it redraws and
-// clears before anything else is printed. Safe for concurrent use; close
-// stops its goroutine.
-type waiter struct {
+// Waiter shows on a line-mode terminal (a front-end that prints lines
+// rather than owning the screen) that rein is waiting for the model and
+// for how long, with the reason of the last retry, on one line it
+// redraws every 200ms and clears before anything else is printed: feed
+// it the agent's events (Event) and the failover's (Retry). Safe for
+// concurrent use; Close stops its goroutine and clears the line.
+type Waiter struct {
 	w     io.Writer
 	color bool
 	tick  time.Duration
@@ -31,13 +33,14 @@ type waiter struct {
 	frames int
 }
 
-func newWaiter(w io.Writer, color bool) *waiter {
-	return &waiter{w: w, color: color, tick: 200 * time.Millisecond, now: time.Now}
+// NewWaiter draws on w, dimmed when color is true.
+func NewWaiter(w io.Writer, color bool) *Waiter {
+	return &Waiter{w: w, color: color, tick: 200 * time.Millisecond, now: time.Now}
 }
 
-// event starts the line when a turn starts and clears it when the reply
-// begins.
-func (w *waiter) event(ev agent.Event) {
+// Event starts the line when a turn starts and clears it when the reply
+// begins, a tool starts or the run ends.
+func (w *Waiter) Event(ev agent.Event) {
 	switch ev.Type {
 	case agent.EventTurnStart:
 		w.begin()
@@ -49,7 +52,7 @@ func (w *waiter) event(ev agent.Event) {
 	}
 }
 
-func (w *waiter) begin() {
+func (w *Waiter) begin() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.stop != nil {
@@ -60,7 +63,7 @@ func (w *waiter) begin() {
 	go w.loop(w.stop, w.done)
 }
 
-func (w *waiter) loop(stop, done chan struct{}) {
+func (w *Waiter) loop(stop, done chan struct{}) {
 	defer close(done)
 	t := time.NewTicker(w.tick)
 	defer t.Stop()
@@ -76,26 +79,26 @@ func (w *waiter) loop(stop, done chan struct{}) {
 	}
 }
 
-var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+var waitFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func (w *waiter) drawLocked() {
+func (w *Waiter) drawLocked() {
 	if w.stop == nil {
 		return
 	}
 	w.frames++
-	s := fmt.Sprintf("%s waiting for the model · %s", spinner[w.frames%len(spinner)], w.now().Sub(w.start).Round(time.Second))
+	s := fmt.Sprintf("%s waiting for the model · %s", waitFrames[w.frames%len(waitFrames)], w.now().Sub(w.start).Round(time.Second))
 	if w.note != "" {
 		s += " · " + w.note
 	}
 	if w.color {
-		s = ansiDim + s + ansiReset
+		s = "\x1b[2m" + s + "\x1b[0m"
 	}
 	fmt.Fprint(w.w, "\r\x1b[K"+s)
 	w.shown = true
 }
 
 // end stops and clears the line.
-func (w *waiter) end() {
+func (w *Waiter) end() {
 	w.mu.Lock()
 	stop, done := w.stop, w.done
 	w.stop = nil
@@ -110,16 +113,17 @@ func (w *waiter) end() {
 	w.mu.Unlock()
 }
 
-func (w *waiter) clearLocked() {
+func (w *Waiter) clearLocked() {
 	if w.shown {
 		fmt.Fprint(w.w, "\r\x1b[K")
 		w.shown = false
 	}
 }
 
-// retry prints a failover decision on its own line and keeps its reason
-// on the waiting line.
-func (w *waiter) retry(ev failover.Event) {
+// Retry prints a failover decision (as coding.DescribeRetry words it)
+// on its own line, prefixed "rein: ", and keeps a retry's reason on the
+// waiting line.
+func (w *Waiter) Retry(ev failover.Event) {
 	s := coding.DescribeRetry(ev)
 	if s == "" {
 		return
@@ -134,5 +138,5 @@ func (w *waiter) retry(ev failover.Event) {
 	w.drawLocked()
 }
 
-// close stops the goroutine, if running.
-func (w *waiter) close() { w.end() }
+// Close stops the goroutine, if running, and clears the line.
+func (w *Waiter) Close() { w.end() }
