@@ -42,3 +42,17 @@ func oneLine(s string, n int) string {
 	}
 	return s
 }
+
+// AskLine is a permission request as a question answered by typing a
+// line (see permission.ParseAnswer): what DescribeRequest says, then the
+// answers it takes, ending with a space for the answer.
+func AskLine(req permission.Request) string {
+	var b strings.Builder
+	b.WriteString(DescribeRequest(req))
+	b.WriteString("\n  [y] yes once")
+	if req.Suggest != "" {
+		fmt.Fprintf(&b, " · [a] always, %s (this project) · [u] always (all projects)", req.Suggest)
+	}
+	b.WriteString(" · [n] no, optionally followed by a reason: ")
+	return b.String()
+}

@@ -1,7 +1,9 @@
 package coding
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/reinhq/rein/interop"
@@ -37,27 +39,41 @@ type ImportedChild struct {
 // records, ids kept); another harness's session, in format f (or
 // detected when f is ""), becomes a new session recording its source,
 // its sub-agents' sessions linked under it. Entries pass through r. The
-// file is only read. When a sub-agent cannot be imported or linked, the
-// error comes with the Imported so far (its Children those written).
+// file is only read, and a recording is streamed into the new session
+// (interop.ImportFile), so the import does not hold the conversation.
+// When a sub-agent cannot be imported or linked, the error comes with
+// the Imported so far (its Children those written).
 func ImportFile(path string, f interop.Format, root string, r *redact.Redactor) (*Imported, error) {
-	if data, err := os.ReadFile(path); err == nil && interop.IsBundle(data) {
+	bundle, err := isBundleFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if bundle {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
 		res, err := interop.RestoreBundle(data, path, session.DefaultDir(root), root, telemetry.DefaultDir(root), r.Bytes)
 		if err != nil {
 			return nil, err
 		}
 		return &Imported{Path: res.Paths[0], ID: res.IDs[0], Bundle: res}, nil
 	}
-	c, err := interop.ReadFile(path, f)
+	opts := session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: r.Bytes}
+	in, err := interop.ImportFile(path, f, opts)
 	if err != nil {
 		return nil, err
 	}
-	opts := session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: r.Bytes}
-	s, err := interop.Import(c, opts)
+	c := in.Conversation
+	im := &Imported{Path: in.Path, ID: in.ID, Conversation: c}
+	if len(c.Children) == 0 {
+		return im, nil
+	}
+	s, err := session.Open(in.Path, opts)
 	if err != nil {
-		return nil, err
+		return im, fmt.Errorf("the sub-agents of %s: %w", path, err)
 	}
 	defer s.Close()
-	im := &Imported{Path: s.Path(), ID: s.ID(), Conversation: c}
 	children, err := interop.ImportChildren(c, s, opts)
 	for i, child := range children {
 		cc := c.Children[i]
@@ -71,4 +87,20 @@ func ImportFile(path string, f interop.Format, root string, r *redact.Redactor) 
 		return im, fmt.Errorf("the sub-agents of %s: %w", path, err)
 	}
 	return im, nil
+}
+
+// isBundleFile reports whether the file at path starts like a rein
+// bundle, reading only its head.
+func isBundleFile(path string) (bool, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer fh.Close()
+	head := make([]byte, 4096)
+	n, err := io.ReadFull(fh, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return false, err
+	}
+	return interop.IsBundle(head[:n]), nil
 }

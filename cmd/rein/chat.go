@@ -138,7 +138,7 @@ func chat(ctx context.Context, e *env, a *coding.Agent) error {
 		case req := <-approvals:
 			asking = append(asking, req)
 			if len(asking) == 1 {
-				fmt.Fprint(e.stdout, "\n"+p.style(ansiBold, question(req.Request)))
+				fmt.Fprint(e.stdout, "\n"+p.style(ansiBold, coding.AskLine(req.Request)))
 			}
 		case out := <-done:
 			busy = false

@@ -20,42 +20,6 @@ func isTerminalIn(e *env) bool {
 	return ok && isTTY(f)
 }
 
-// question renders a permission request for the line prompts.
-func question(req permission.Request) string {
-	var b strings.Builder
-	b.WriteString(coding.DescribeRequest(req))
-	b.WriteString("\n  [y] yes once")
-	if req.Suggest != "" {
-		fmt.Fprintf(&b, " · [a] always, %s (this project) · [u] always (all projects)", req.Suggest)
-	}
-	b.WriteString(" · [n] no, optionally followed by a reason: ")
-	return b.String()
-}
-
-// parseAnswer reads a line typed at a permission question; ok is false
-// when the line is not an answer.
-func parseAnswer(line string, req permission.Request) (permission.Answer, bool) {
-	line = strings.TrimSpace(line)
-	word, rest, _ := strings.Cut(line, " ")
-	switch strings.ToLower(word) {
-	case "y", "yes":
-		return permission.Answer{Kind: permission.AllowOnce}, true
-	case "a", "always":
-		if req.Suggest == "" {
-			return permission.Answer{Kind: permission.AllowOnce}, true
-		}
-		return permission.Answer{Kind: permission.AllowAlways, Scope: permission.ScopeProject}, true
-	case "u":
-		if req.Suggest == "" {
-			return permission.Answer{Kind: permission.AllowOnce}, true
-		}
-		return permission.Answer{Kind: permission.AllowAlways, Scope: permission.ScopeUser}, true
-	case "n", "no":
-		return permission.Answer{Kind: permission.DenyCall, Reason: strings.TrimSpace(rest)}, true
-	}
-	return permission.Answer{}, false
-}
-
 // confirmTrust asks, once per run, whether to trust what the
 // workspace's files would do, showing each file and what is new in it.
 // It reads the answer byte by byte so that nothing typed after it is
@@ -106,7 +70,7 @@ func readLine(r io.Reader) (line string, end bool) {
 // returns the requests still to ask.
 func answerQuestion(e *env, p *printer, asking []*coding.Approval, line string) []*coding.Approval {
 	req := asking[0]
-	ans, ok := parseAnswer(line, req.Request)
+	ans, ok := permission.ParseAnswer(line, req.Request)
 	if !ok {
 		msg := "  answer y, a, u or n (a reason may follow n): "
 		if t := strings.TrimSpace(line); t != "" {
@@ -126,7 +90,7 @@ func answerQuestion(e *env, p *printer, asking []*coding.Approval, line string) 
 	}
 	asking = asking[1:]
 	if len(asking) > 0 {
-		fmt.Fprint(e.stdout, "\n"+p.style(ansiBold, question(asking[0].Request)))
+		fmt.Fprint(e.stdout, "\n"+p.style(ansiBold, coding.AskLine(asking[0].Request)))
 	}
 	return asking
 }
@@ -148,10 +112,10 @@ func askOnTerminal(e *env, p *printer, a *coding.Agent) (stop func()) {
 		go func() {
 			mu.Lock()
 			defer mu.Unlock()
-			fmt.Fprint(e.stderr, "\n"+p.style(ansiBold, question(req.Request)))
+			fmt.Fprint(e.stderr, "\n"+p.style(ansiBold, coding.AskLine(req.Request)))
 			for {
 				line, err := in.ReadString('\n')
-				if ans, ok := parseAnswer(line, req.Request); ok {
+				if ans, ok := permission.ParseAnswer(line, req.Request); ok {
 					if err := req.Answer(ans); err != nil {
 						fmt.Fprintln(e.stderr, "  "+err.Error())
 					}
