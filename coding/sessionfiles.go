@@ -83,7 +83,7 @@ func (a *Agent) Handoff(ctx context.Context, focus string) (Handed, error) {
 	if err != nil {
 		return Handed{}, err
 	}
-	child, err := s.Fork("", session.Options{})
+	child, err := s.Fork("", session.Options{Redact: a.s.o.Redactor.Bytes})
 	if err != nil {
 		return Handed{}, err
 	}

@@ -3,6 +3,7 @@ package coding
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -18,7 +19,9 @@ import (
 func TestForkFileAndHandoff(t *testing.T) {
 	e := newTestEnv(t)
 	ws := t.TempDir()
-	o := e.options(ws, faux.Text("hello"), faux.Text("The briefing."))
+	const secret = "zq-brief-secret-5e81c0d9a7"
+	o := e.options(ws, faux.Text("hello"), faux.Text("The briefing, with the token "+secret+"."))
+	o.Redactor = redact.New(secret)
 	a, err := Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +87,9 @@ func TestForkFileAndHandoff(t *testing.T) {
 	c := session.BuildContext(entries, session.LastLeaf(entries))
 	if len(c.Messages) != 1 || !strings.HasPrefix(c.Messages[0].Text(), harness.HandoffPrefix) {
 		t.Errorf("the new session starts with %+v", c.Messages)
+	}
+	if b, _ := os.ReadFile(handed.Path); strings.Contains(string(b), secret) {
+		t.Errorf("the handed-off session holds the secret unmasked:\n%s", b)
 	}
 }
 
