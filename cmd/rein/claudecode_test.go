@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,26 +36,10 @@ func claudeCodeBin(t *testing.T) string {
 // request that offers a shell tool gets a call of it (`echo hi`), every
 // other request the text DONE. Usage is fixed so both can be compared.
 func toolThenText(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/messages") {
-		io.WriteString(w, "{}")
+	req, ok := readMessagesRequest(w, r)
+	if !ok {
 		return
 	}
-	if strings.Contains(r.URL.Path, "count_tokens") {
-		io.WriteString(w, `{"input_tokens": 10}`)
-		return
-	}
-	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	json.Unmarshal(body, &req)
 	shell := ""
 	for _, t := range req.Tools {
 		if t.Name == "Bash" || t.Name == "bash" {

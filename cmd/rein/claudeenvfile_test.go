@@ -26,26 +26,10 @@ type shellProbe struct {
 }
 
 func (p *shellProbe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if r.Method != http.MethodPost || !strings.HasPrefix(r.URL.Path, "/v1/messages") {
-		io.WriteString(w, "{}")
+	req, ok := readMessagesRequest(w, r)
+	if !ok {
 		return
 	}
-	if strings.Contains(r.URL.Path, "count_tokens") {
-		io.WriteString(w, `{"input_tokens": 10}`)
-		return
-	}
-	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	json.Unmarshal(body, &req)
 	if !req.Stream {
 		fmt.Fprintf(w, `{"id":"msg_x","type":"message","role":"assistant","model":%q,"content":[{"type":"text","text":"ok"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}}`, req.Model)
 		return
