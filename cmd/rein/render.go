@@ -25,8 +25,8 @@ type printer struct {
 	inThinking bool
 	// shownError is the error message of the last failed reply printed.
 	shownError string
-	calls      int
-	byTool     map[string]int
+	// byTool counts the tool calls shown, by tool.
+	byTool map[string]int
 	// lastLine is the id of the call whose line was printed last, so a
 	// result that does not follow its own call line is labelled.
 	lastLine string
@@ -92,7 +92,6 @@ func (p *printer) event(ev agent.Event) {
 		}
 	case agent.EventToolStart:
 		p.endBlock()
-		p.calls++
 		if p.byTool == nil {
 			p.byTool = map[string]int{}
 		}
