@@ -17,9 +17,13 @@ import (
 // is at. When at is an assistant message whose tool calls have no result
 // on the path, the fork answers each with an error result saying so
 // (ForkedText), so that it can be resumed; see Session.Repairs. opts.Dir
-// defaults to this session's directory and opts.Cwd to its working
-// directory.
+// defaults to this session's directory, opts.Cwd to its working
+// directory and opts.Redact to its redaction, so that what is appended
+// to the fork is masked as it would have been here.
 func (s *Session) Fork(at string, opts Options) (*Session, error) {
+	if opts.Redact == nil {
+		opts.Redact = s.opts.Redact
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -65,3 +65,35 @@ func TestWriterRedacts(t *testing.T) {
 		t.Fatalf("issues after redaction: %v", r.Issues())
 	}
 }
+
+// A fork made without its own redaction masks what is appended to it as
+// the session it came from does.
+func TestForkKeepsRedaction(t *testing.T) {
+	dir := t.TempDir()
+	secret := "ghp_" + strings.Repeat("Z9", 18)
+	s, err := Create(Options{Dir: dir, Cwd: dir, Redact: func(b []byte) []byte {
+		return bytes.ReplaceAll(b, []byte(secret), []byte("[REDACTED]"))
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m := llm.UserText("hello")
+	e, err := s.Append(Entry{Type: TypeMessage, Message: &m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := s.Fork(e.ID, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m = llm.UserText("my token is " + secret)
+	if _, err := f.Append(Entry{Type: TypeMessage, Message: &m}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	data, _ := os.ReadFile(f.Path())
+	if bytes.Contains(data, []byte(secret)) || !bytes.Contains(data, []byte("[REDACTED]")) {
+		t.Fatalf("fork file: %s", data)
+	}
+}
