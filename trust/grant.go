@@ -1,6 +1,9 @@
 package trust
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 // Describe is the entry's line in a listing of trusted workspaces: its
 // path and how it is trusted — by an earlier rein's folder entry, by the
@@ -21,8 +24,13 @@ func (e Entry) Describe() string {
 // store before: its Changes are what the workspace may do from now on
 // that it could not before. A store that cannot be read counts every
 // file as new; one that cannot be written is the error, and nothing is
-// trusted then.
+// trusted then. A root that is not a directory is an error.
 func (s Store) Grant(root string) (*Status, error) {
+	if fi, err := os.Stat(root); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", root)
+	}
 	snap, err := Scan(root)
 	if err != nil {
 		return nil, err
