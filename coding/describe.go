@@ -3,6 +3,7 @@ package coding
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reinhq/rein/permission"
@@ -33,6 +34,57 @@ func DescribeRequest(req permission.Request) string {
 		b.WriteString("\n  " + req.Reason)
 	}
 	return b.String()
+}
+
+// DescribeCall sums up a tool call's arguments on one line for people:
+// the main argument (command, path, pattern, query or url, the first
+// found), then the others as key=JSON sorted by key, with file content
+// and edits counted ("(2 edits)", "(120 bytes)") rather than shown. No
+// arguments give ""; arguments that are not a JSON object are returned
+// as the model wrote them. The text is not cut and may hold newlines:
+// each front-end folds and cuts it to its own width.
+func DescribeCall(args json.RawMessage) string {
+	var v map[string]any
+	if json.Unmarshal(args, &v) != nil {
+		var raw string
+		if json.Unmarshal(args, &raw) == nil {
+			return raw
+		}
+		return string(args)
+	}
+	for _, key := range []string{"command", "path", "pattern", "query", "url"} {
+		main, ok := v[key].(string)
+		if !ok {
+			continue
+		}
+		var rest []string
+		for k, x := range v {
+			if k == key || k == "content" || k == "edits" {
+				continue
+			}
+			b, _ := json.Marshal(x)
+			rest = append(rest, k+"="+string(b))
+		}
+		slices.Sort(rest)
+		if e, ok := v["edits"].([]any); ok {
+			rest = append(rest, fmt.Sprintf("(%d edit%s)", len(e), plural(len(e))))
+		}
+		if c, ok := v["content"].(string); ok {
+			rest = append(rest, fmt.Sprintf("(%d bytes)", len(c)))
+		}
+		return strings.TrimSpace(main + " " + strings.Join(rest, " "))
+	}
+	if len(v) == 0 {
+		return ""
+	}
+	return string(args)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func oneLine(s string, n int) string {

@@ -77,3 +77,32 @@ func FindSession(workdir, ref string) (string, error) {
 	}
 	return "", fmt.Errorf("%q matches %d sessions (%s); give more of the id", ref, len(matches), strings.Join(ids, ", "))
 }
+
+// SessionMenu returns the workspace's latest sessions (workdir, see
+// WorkspaceDir), newest first and at most n, with a menu of them to
+// choose from: one numbered line each, from 1, with the short id, the
+// time and the first message on one line. It fails when the workspace
+// has no session.
+func SessionMenu(workdir string, n int) ([]session.Info, string, error) {
+	root, err := WorkspaceDir(workdir)
+	if err != nil {
+		return nil, "", err
+	}
+	infos, err := session.List(session.DefaultDir(root))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(infos) == 0 {
+		return nil, "", fmt.Errorf("no sessions to resume in %s", root)
+	}
+	infos = infos[:min(len(infos), n)]
+	var b strings.Builder
+	for i, in := range infos {
+		first := strings.Join(strings.Fields(in.FirstMessage), " ")
+		if len(first) > 60 {
+			first = first[:57] + "…"
+		}
+		fmt.Fprintf(&b, "%2d  %s  %s  %s\n", i+1, ShortID(in.ID), in.Modified.Format("2006-01-02 15:04"), first)
+	}
+	return infos, b.String(), nil
+}

@@ -3,11 +3,11 @@ package tui
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/reinhq/rein/coding"
 )
 
 // styles are the UI's colours; plain styles (NO_COLOR) carry none.
@@ -276,7 +276,7 @@ func (r *renderer) tool(b *Block, width int, f viewFlags) []string {
 	for _, n := range b.Notes {
 		tail += " [" + n + "]"
 	}
-	head := ansi.Truncate(st.tool.Render("● "+b.Name)+" "+summarize(b.Name, b.Args), max(width-4, 4), "…")
+	head := ansi.Truncate(st.tool.Render("● "+b.Name)+" "+summarize(b.Args), max(width-4, 4), "…")
 	line := head + " " + mark + st.dim.Render(ansi.Truncate(tail, max(width-ansi.StringWidth(head)-2, 0), "…"))
 	out := []string{ansi.Truncate(line, width, "")}
 	if !f.tools {
@@ -341,32 +341,8 @@ func argLines(name, args string) []string {
 }
 
 // summarize shows a call's main argument briefly.
-func summarize(name, args string) string {
-	var v map[string]any
-	if json.Unmarshal([]byte(args), &v) != nil {
-		return oneLine(args)
-	}
-	for _, k := range []string{"command", "path", "pattern", "query", "url"} {
-		if s, ok := v[k].(string); ok {
-			rest := []string{}
-			for k2, x := range v {
-				if k2 == k || k2 == "content" || k2 == "edits" {
-					continue
-				}
-				b, _ := json.Marshal(x)
-				rest = append(rest, k2+"="+string(b))
-			}
-			sort.Strings(rest)
-			if e, ok := v["edits"].([]any); ok {
-				rest = append(rest, fmt.Sprintf("(%d edit%s)", len(e), plural(len(e))))
-			}
-			return oneLine(strings.TrimSpace(s + " " + strings.Join(rest, " ")))
-		}
-	}
-	if len(v) == 0 {
-		return ""
-	}
-	return oneLine(args)
+func summarize(args string) string {
+	return oneLine(coding.DescribeCall(json.RawMessage(args)))
 }
 
 func capLines(ls []string, n int) []string {

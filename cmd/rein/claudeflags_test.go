@@ -5,24 +5,6 @@ import (
 	"testing"
 )
 
-func TestClaudeToolNames(t *testing.T) {
-	for in, want := range map[string]string{
-		"Read":             "read",
-		"Read,Edit Bash":   "read,edit,bash",
-		"Glob, MultiEdit":  "find,edit",
-		"coding,-Bash":     "coding,-bash",
-		"readonly":         "readonly",
-		"Bash(git diff:*)": "bash(git diff:*)",
-		"Read,Task":        "read,agent",
-		"Agent, Bash":      "agent,bash",
-		"coding,-Task":     "coding,-agent",
-	} {
-		if got := toolNames(in); got != want {
-			t.Errorf("toolNames(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // Claude Code's flags that rein does not honour stop the run with the
 // reason; the ones it maps are accepted.
 func TestClaudeFlags(t *testing.T) {

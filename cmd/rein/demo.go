@@ -3,15 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/coding/demo"
-	"github.com/reinhq/rein/llm/faux"
 	"github.com/spf13/cobra"
 )
 
@@ -37,25 +32,9 @@ finishes. Every tool call is real: real files, real processes.`,
 }
 
 func runDemo(ctx context.Context, e *env, dir string) error {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "rein-demo-")
-		if err != nil {
-			return err
-		}
-		dir = d
-	}
-	if err := demo.Write(dir); err != nil {
-		return &exitError{code: 2, err: err}
-	}
-	provider := faux.New(demo.Script()...)
-	provider.IDPrefix = "call_"
-	a, err := coding.Open(ctx, coding.Options{
-		Workdir: dir, Provider: provider, ModelInfo: faux.Model(), NoSession: true, MaxTurns: -1,
-		Getenv: e.getenv, Warn: e.warn, Redactor: redactor(), Version: version, Frontend: "demo",
-		DefaultMode: "auto_all", // a scripted session in its own temporary folder
-	})
+	a, err := demo.Open(ctx, dir, coding.Options{Getenv: e.getenv, Warn: e.warn, Redactor: redactor(), Version: version, Frontend: "demo"})
 	if err != nil {
-		return err
+		return &exitError{code: 2, err: err}
 	}
 	defer a.Close()
 	p := &printer{out: e.stdout, info: e.stdout, color: e.color, preview: 4, showThinking: true}
@@ -71,35 +50,11 @@ func runDemo(ctx context.Context, e *env, dir string) error {
 		return nil
 	})()
 	_, runErr := a.Submit(ctx, demo.Prompt)
-	printDemoSummary(e, p, a.Workspace(), end)
-	return demoStop(end, runErr)
-}
-
-func printDemoSummary(e *env, p *printer, root string, end agent.Event) {
 	fmt.Fprintf(e.stdout, "\n%s\n", p.style(ansiBold, "summary"))
-	var tools []string
-	for name, n := range p.byTool {
-		tools = append(tools, fmt.Sprintf("%s %d", name, n))
+	if err := demo.Summarize(a.Workspace(), end, p.byTool).WriteText(e.stdout); err != nil {
+		return err
 	}
-	sort.Strings(tools)
-	fmt.Fprintf(e.stdout, "  stop:       %s\n", end.Stop)
-	fmt.Fprintf(e.stdout, "  turns:      %d\n", end.Turn)
-	fmt.Fprintf(e.stdout, "  tool calls: %d (%s)\n", p.calls, strings.Join(tools, ", "))
-	fmt.Fprintf(e.stdout, "  tokens:     %d in, %d out (estimated by the scripted model)\n", end.Usage.PromptTokens(), end.Usage.Output)
-	if saved, _ := filepath.Glob(filepath.Join(root, ".rein", "output", "*.*")); len(saved) > 0 {
-		for _, s := range saved {
-			if strings.HasPrefix(filepath.Base(s), ".") {
-				continue
-			}
-			fi, err := os.Stat(s)
-			if err != nil {
-				continue
-			}
-			rel, _ := filepath.Rel(root, s)
-			fmt.Fprintf(e.stdout, "  saved:      %s (%d bytes, the full output the model saw only the head and tail of)\n", rel, fi.Size())
-		}
-	}
-	fmt.Fprintf(e.stdout, "  workspace:  %s (kept, so you can look at the files)\n", root)
+	return demoStop(end, runErr)
 }
 
 // demoStop maps how the demo's run ended to an exit status.

@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/reinhq/rein/coding/claudecode"
 	"github.com/reinhq/rein/llm/failover"
 	"github.com/reinhq/rein/redact"
 	"github.com/reinhq/rein/sandbox"
@@ -162,7 +163,7 @@ func execute(ctx context.Context, e *env, args []string) int {
 	defer redactOutputs(e)()
 	defer e.exit()
 	root := newRootCmd(e)
-	root.SetArgs(resumeArgs(args))
+	root.SetArgs(claudecode.ResumeArgs(args, pickRef))
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)

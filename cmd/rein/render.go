@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/reinhq/rein/agent"
+	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/llm"
 )
 
@@ -25,8 +25,8 @@ type printer struct {
 	inThinking bool
 	// shownError is the error message of the last failed reply printed.
 	shownError string
-	calls      int
-	byTool     map[string]int
+	// byTool counts the tool calls shown, by tool.
+	byTool map[string]int
 	// lastLine is the id of the call whose line was printed last, so a
 	// result that does not follow its own call line is labelled.
 	lastLine string
@@ -92,7 +92,6 @@ func (p *printer) event(ev agent.Event) {
 		}
 	case agent.EventToolStart:
 		p.endBlock()
-		p.calls++
 		if p.byTool == nil {
 			p.byTool = map[string]int{}
 		}
@@ -159,48 +158,7 @@ func (p *printer) result(ev agent.Event) {
 
 // summarizeArgs shows a tool call's main argument briefly.
 func summarizeArgs(c *llm.Content) string {
-	var args map[string]any
-	if json.Unmarshal(c.Arguments, &args) != nil {
-		return truncateLine(c.RawArguments(), 100)
-	}
-	for _, key := range []string{"command", "path", "pattern"} {
-		if v, ok := args[key].(string); ok {
-			rest := make([]string, 0, len(args))
-			for k, v := range args {
-				if k == key || k == "content" || k == "edits" {
-					continue
-				}
-				b, _ := json.Marshal(v)
-				rest = append(rest, k+"="+string(b))
-			}
-			s := v
-			if len(rest) > 0 {
-				s += " " + strings.Join(sorted(rest), " ")
-			}
-			if key == "path" {
-				if e, ok := args["edits"].([]any); ok {
-					s += fmt.Sprintf(" (%d edit%s)", len(e), plural(len(e)))
-				}
-				if content, ok := args["content"].(string); ok {
-					s += fmt.Sprintf(" (%d bytes)", len(content))
-				}
-			}
-			return truncateLine(s, 100)
-		}
-	}
-	if len(args) == 0 {
-		return ""
-	}
-	return truncateLine(string(c.Arguments), 100)
-}
-
-func sorted(s []string) []string {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	return s
+	return truncateLine(coding.DescribeCall(c.Arguments), 100)
 }
 
 func plural(n int) string {

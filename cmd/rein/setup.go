@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/reinhq/rein/coding"
@@ -123,12 +122,7 @@ func (o *runOptions) options(e *env, sessionPath string, noSession bool) (coding
 	case o.script != "" && o.model != "" && o.model != "faux" && o.model != "faux/faux":
 		return co, fmt.Errorf("--script only applies to --model faux")
 	case o.script != "":
-		f, err := os.Open(o.script)
-		if err != nil {
-			return co, err
-		}
-		defer f.Close()
-		replies, err := faux.LoadScript(f, o.script)
+		replies, err := faux.LoadScriptFile(o.script)
 		if err != nil {
 			return co, err
 		}

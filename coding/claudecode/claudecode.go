@@ -4,6 +4,10 @@
 // messages, the result) — so that scripts written for Claude Code read
 // rein's output unchanged. Field names and values follow what Claude
 // Code itself prints; rein's own facts that it lacks go under "rein".
+//
+// It also holds Claude Code's command-line conventions a front-end
+// follows to accept its scripts (flags.go): its tool names, the flags
+// rein maps or refuses with a reason, and --resume without an id.
 package claudecode
 
 import (

@@ -3,6 +3,8 @@ package faux
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,5 +94,24 @@ func TestStreamsInChunksAndHonoursCancel(t *testing.T) {
 	}
 	if deltas != 3 || final.StopReason != llm.StopAborted || final.Text() != strings.Repeat("abc ", 50)[:18] {
 		t.Fatalf("deltas %d, final %q %s", deltas, final.Text(), final.StopReason)
+	}
+}
+
+func TestLoadScriptFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "replies.jsonl")
+	if err := os.WriteFile(path, []byte("{\"text\": \"one\"}\n# note\n{\"text\": \"two\"}\n{\"txt\": 3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadScriptFile(path); err == nil || !strings.Contains(err.Error(), path+":4:") {
+		t.Fatalf("malformed line: %v", err)
+	}
+	os.WriteFile(path, []byte("{\"text\": \"one\"}\n{\"text\": \"two\"}\n"), 0o644)
+	replies, err := LoadScriptFile(path)
+	if err != nil || len(replies) != 2 {
+		t.Fatalf("%d replies, %v", len(replies), err)
+	}
+	if _, err := LoadScriptFile(filepath.Join(dir, "missing.jsonl")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/reinhq/rein/llm"
 )
@@ -25,6 +26,17 @@ type scriptLine struct {
 		Code    llm.ErrorCode `json:"code"`
 		Message string        `json:"message"`
 	} `json:"error"`
+}
+
+// LoadScriptFile reads the replies of the JSONL script file at path (see
+// LoadScript); errors name the file, and the line when one is malformed.
+func LoadScriptFile(path string) ([]Reply, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return LoadScript(f, path)
 }
 
 // LoadScript reads replies from JSONL, one reply per line:
