@@ -24,6 +24,7 @@ var tiers = [][]string{
 	{"agent", "tool/builtin", "guard", "trajectory", "mcp", "permission", "hook/command"},
 	{"prompt", "guard/replay", "subagent"},
 	{"harness"},
+	{"coding/claudecode"},
 	{"coding", "coding/demo"},
 	{"tui"},
 	{"cmd/rein"},

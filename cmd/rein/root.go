@@ -219,4 +219,4 @@ func (e *env) setRetry(f func(failover.Event)) {
 	e.mu.Unlock()
 }
 
-var errEmptyPrompt = errors.New("no prompt: the prompt is empty; give it as an argument, or pipe it in")
+var errEmptyPrompt = coding.ErrEmptyPrompt

@@ -2,16 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/reinhq/rein/agent"
 	"github.com/reinhq/rein/coding"
-	"github.com/reinhq/rein/coding/claudecode"
 	"github.com/reinhq/rein/harness"
 	"github.com/reinhq/rein/llm"
 	"github.com/reinhq/rein/tui"
@@ -103,10 +100,8 @@ func runOnce(ctx context.Context, e *env, o *runOptions, prompt string) error {
 
 // check validates the flags that need no workspace.
 func (o *runOptions) check() error {
-	switch o.output {
-	case "", "text", "json", "stream-json", "rein-json", "rein-stream-json":
-	default:
-		return fmt.Errorf("unknown output format %q: use text, json, stream-json (Claude Code's shapes), rein-json or rein-stream-json (rein's own)", o.output)
+	if err := coding.CheckOutputFormat(o.output); err != nil {
+		return err
 	}
 	if err := o.claude.apply(o); err != nil {
 		return err
@@ -117,10 +112,10 @@ func (o *runOptions) check() error {
 	return nil
 }
 
-// promptOnce runs one prompt on a ready agent and renders it. Standard
-// output gets the final answer only when there is one.
+// promptOnce runs one prompt on a ready agent and renders it: the text
+// format here, the others through coding.Output. Standard output gets
+// the final answer only when there is one.
 func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, prompt string) error {
-	start := time.Now()
 	p := &printer{out: e.stdout, info: e.stderr, color: e.color, preview: 1}
 	if e.piped {
 		p.out = e.stderr
@@ -133,44 +128,24 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		e.setRetry(w.Retry)
 		defer e.setRetry(nil)
 	}
-	enc := json.NewEncoder(e.stdout)
-	masker := coding.NewDeltaMasker(redactor())
-	events := coding.NewEventEncoder(redactor())
-	var encErr error
-	var cc *claudecode.Writer
-	switch o.output {
-	case "json":
-		cc = claudecode.NewResult(e.stdout, claudeMeta(a, start))
-	case "stream-json":
-		cc = claudecode.NewStream(e.stdout, claudeMeta(a, start))
+	var out *coding.Output
+	if !text {
+		var err error
+		if out, err = coding.NewOutput(o.output, e.stdout, a); err != nil {
+			return &exitError{code: 2, err: err}
+		}
 	}
 	unsubscribe := a.Subscribe(func(_ context.Context, ev coding.Event) error {
-		if ev.Approval != nil {
-			return nil
-		}
-		switch o.output {
-		case "", "text":
+		switch {
+		case ev.Approval != nil:
+		case out != nil:
+			out.Event(ev) // its error is Finish's
+		default:
 			if w != nil {
 				w.Event(ev.Event.Event)
 			}
 			p.event(ev.Event.Event)
 			contextEvent(p.info, p, ev.Event)
-		case "json", "stream-json":
-			for _, out := range masker.Apply(ev.Event) {
-				if encErr == nil {
-					encErr = cc.Event(out)
-				}
-			}
-		case "rein-stream-json":
-			outs, err := events.Encode(ev.Event)
-			for _, out := range outs {
-				if encErr == nil {
-					_, encErr = e.stdout.Write(append(out.JSON, '\n'))
-				}
-			}
-			if encErr == nil {
-				encErr = err
-			}
 		}
 		return nil
 	})
@@ -193,30 +168,14 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 	if w != nil {
 		w.Close()
 	}
-	if encErr != nil {
-		return encErr
-	}
-	final, done := coding.FinalText(res), stopError(res, err) == nil
-	sess := a.Session()
-	if o.output == "json" || o.output == "rein-json" || o.output == "stream-json" {
-		doc := runResult(res, err)
-		if sess != nil {
-			doc.Session = sess.Path()
-		}
-		var werr error
-		switch o.output {
-		case "rein-json":
-			werr = enc.Encode(doc)
-		case "json":
-			werr = cc.Result(res, final, err, doc)
-		default:
-			werr = cc.Result(res, final, err, nil)
-		}
-		if werr != nil {
+	if out != nil {
+		if werr := out.Finish(res, err); werr != nil {
 			return werr
 		}
-	} else if text {
-		if sess != nil {
+	}
+	final, done := coding.FinalText(res), stopError(res, err) == nil
+	if text {
+		if sess := a.Session(); sess != nil {
 			fmt.Fprintf(e.stderr, "%s\n", p.style(ansiDim, "session: "+relPath(a.Workspace(), sess.Path())))
 		}
 		switch {
@@ -239,34 +198,6 @@ func promptOnce(ctx context.Context, e *env, o *runOptions, a *coding.Agent, pro
 		return &exitError{code: ee.code}
 	}
 	return stopError(res, err)
-}
-
-// result is the --output json document. Text is the final answer, empty
-// when the run did not finish; PartialText then holds what the model had
-// said.
-type result struct {
-	Stop        agent.StopReason `json:"stop"`
-	Detail      string           `json:"detail,omitempty"`
-	Error       string           `json:"error,omitempty"`
-	Text        string           `json:"text"`
-	PartialText string           `json:"partial_text,omitempty"`
-	Turns       int              `json:"turns"`
-	Usage       llm.Usage        `json:"usage"`
-	Session     string           `json:"session,omitempty"`
-	Messages    []llm.Message    `json:"messages"`
-}
-
-func runResult(res harness.Result, err error) result {
-	r := result{Stop: res.Stop, Detail: res.Detail, Turns: res.Turns, Usage: res.Usage, Messages: res.Messages}
-	if stopError(res, err) == nil {
-		r.Text = coding.FinalText(res)
-	} else {
-		r.PartialText = coding.FinalText(res)
-	}
-	if err != nil {
-		r.Error = err.Error()
-	}
-	return r
 }
 
 // exitBudget is the exit status of a run a budget stopped.
