@@ -23,6 +23,8 @@ type Waiter struct {
 	color bool
 	tick  time.Duration
 	now   func() time.Time
+	// ticks, when set, replaces the redraw ticker (tests drive it).
+	ticks chan time.Time
 
 	mu     sync.Mutex
 	start  time.Time
@@ -65,13 +67,17 @@ func (w *Waiter) begin() {
 
 func (w *Waiter) loop(stop, done chan struct{}) {
 	defer close(done)
-	t := time.NewTicker(w.tick)
-	defer t.Stop()
+	var ticks <-chan time.Time = w.ticks
+	if ticks == nil {
+		t := time.NewTicker(w.tick)
+		defer t.Stop()
+		ticks = t.C
+	}
 	for {
 		select {
 		case <-stop:
 			return
-		case <-t.C:
+		case <-ticks:
 			w.mu.Lock()
 			w.drawLocked()
 			w.mu.Unlock()

@@ -32,17 +32,20 @@ func (b *syncBuffer) String() string {
 func TestWaiterShowsWaitAndRetries(t *testing.T) {
 	var buf syncBuffer
 	w := NewWaiter(&buf, false)
-	w.tick = 5 * time.Millisecond
+	w.ticks = make(chan time.Time)
 	start := time.Unix(0, 0)
 	var calls atomic.Int64
 	w.now = func() time.Time { return start.Add(time.Duration(calls.Add(1)) * time.Second) }
 	w.begin()
-	time.Sleep(30 * time.Millisecond)
+	// A tick is taken only once the previous one is drawn.
+	w.ticks <- time.Time{}
+	w.ticks <- time.Time{}
 	w.Retry(failover.Event{Kind: failover.EventRetry, Reason: llm.CodeTimeout, Attempt: 2, Delay: time.Second, Message: "no bytes for 90s"})
-	time.Sleep(20 * time.Millisecond)
+	w.ticks <- time.Time{}
+	w.ticks <- time.Time{}
 	w.Close()
 	s := buf.String()
-	for _, want := range []string{"waiting for the model · ", "rein: retrying in 1s (attempt 2): timeout — no bytes for 90s\n", "retry 2: timeout"} {
+	for _, want := range []string{"waiting for the model · 1s", "waiting for the model · 2s", "rein: retrying in 1s (attempt 2): timeout — no bytes for 90s\n", "retry 2: timeout"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q: %q", want, s)
 		}

@@ -26,7 +26,7 @@ func TestTimeoutFlags(t *testing.T) {
 	defer hang.Close()
 	defer close(stop)
 	begin := time.Now()
-	code, out, errOut := runCLIEnv(t, "", piped, "-p", "-m", "openai/m", "--base-url", hang.URL+"/v1", "-C", t.TempDir(), "--idle-timeout", "100ms", "--request-timeout", "1500ms", "hi")
+	code, out, errOut := runCLIEnv(t, "", piped, "-p", "-m", "openai/m", "--base-url", hang.URL+"/v1", "-C", t.TempDir(), "--idle-timeout", "100ms", "--request-timeout", "3s", "hi")
 	took := time.Since(begin)
 	if code != 1 || out != "" || took > 20*time.Second {
 		t.Fatalf("exit %d after %s, stdout %q", code, took, out)

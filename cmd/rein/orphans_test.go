@@ -52,9 +52,15 @@ func TestKill9LeavesNoOrphans(t *testing.T) {
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			time.Sleep(100 * time.Millisecond) // let the children start
-			if n := countSleeps(mark); n < 3 {
-				t.Fatalf("only %d of the command's processes are running; the test would prove nothing", n)
+			// The children start beside the foreground sleep: wait until
+			// all three run, or the test would prove nothing.
+			for n := countSleeps(mark); n < 3; n = countSleeps(mark) {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatalf("only %d of the command's processes are running; the test would prove nothing", n)
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
 			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 				t.Fatal(err)
