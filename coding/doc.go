@@ -18,6 +18,10 @@
 //   - Subscribe delivers the harness's events, approval requests among
 //     them: an approval is answered through the event it arrived in, so a
 //     dialog and a line prompt are two consumers of one API.
+//   - NewOutput writes a run in the machine-readable formats of
+//     `rein run -o` (Claude Code's json and stream-json, rein-json,
+//     rein-stream-json); ReadPrompt reads a one-shot prompt from
+//     arguments and piped input.
 //
 // # The tool chain
 //

@@ -18,6 +18,8 @@ type Imported struct {
 	// Path and ID are the new session's file and id (a bundle's main
 	// session's).
 	Path, ID string
+	// From is the file that was imported.
+	From string
 	// Bundle is set when the file was a rein bundle, restored with its
 	// own ids; Conversation is set otherwise: what was read, with its
 	// source and report.
@@ -57,7 +59,7 @@ func ImportFile(path string, f interop.Format, root string, r *redact.Redactor) 
 		if err != nil {
 			return nil, err
 		}
-		return &Imported{Path: res.Paths[0], ID: res.IDs[0], Bundle: res}, nil
+		return &Imported{Path: res.Paths[0], ID: res.IDs[0], From: path, Bundle: res}, nil
 	}
 	opts := session.Options{Dir: session.DefaultDir(root), Cwd: root, Redact: r.Bytes}
 	in, err := interop.ImportFile(path, f, opts)
@@ -65,7 +67,7 @@ func ImportFile(path string, f interop.Format, root string, r *redact.Redactor) 
 		return nil, err
 	}
 	c := in.Conversation
-	im := &Imported{Path: in.Path, ID: in.ID, Conversation: c}
+	im := &Imported{Path: in.Path, ID: in.ID, From: path, Conversation: c}
 	if len(c.Children) == 0 {
 		return im, nil
 	}

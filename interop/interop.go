@@ -1,6 +1,7 @@
 package interop
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -49,6 +50,21 @@ func ParseFormat(s string) (Format, error) {
 		return f, nil
 	}
 	return "", fmt.Errorf("unknown format %q (one of rein, pi, claude, codex, opencode, md, html, json)", s)
+}
+
+// ErrExportFormat is ParseExportFormat's error: the name is not that of
+// a format Export writes.
+var ErrExportFormat = errors.New("give one of pi, claude, codex, opencode, md, html, json")
+
+// ParseExportFormat reads the name of a format Export writes, spelled as
+// ParseFormat accepts it: pi, claude, codex, opencode, md, html or json.
+// Any other name, "", "auto" and rein's own format are ErrExportFormat.
+func ParseExportFormat(s string) (Format, error) {
+	f, err := ParseFormat(s)
+	if err != nil || f == "" || f == Rein {
+		return "", ErrExportFormat
+	}
+	return f, nil
 }
 
 // Conversation is a recording read into rein's terms: session entries

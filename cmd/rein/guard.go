@@ -4,10 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"runtime"
-	"runtime/debug"
 
 	"github.com/reinhq/rein/guard"
 	"github.com/reinhq/rein/guard/replay"
@@ -67,22 +63,12 @@ func guardReplay(stdout, stderr io.Writer, configPath, format, workdir string, f
 		return fmt.Errorf("--format %q: use jsonl or table", format)
 	}
 	warn := func(msg string) { fmt.Fprintln(stderr, "rein: warning:", msg) }
-	var cfg guard.Config
-	if configPath != "" {
-		c, err := guard.LoadConfig(configPath)
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("--config: no such file: %s", configPath)
-		}
-		if err != nil {
-			warn(err.Error())
-		}
-		cfg = c
-	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		cfg = (&guard.Loader{Warn: warn}).Load(wd)
+	cfg, err := guard.LoadFor(configPath, "", warn)
+	var missing *guard.NoConfigFileError
+	if errors.As(err, &missing) {
+		return fmt.Errorf("--config: %w", err)
+	} else if err != nil {
+		return err
 	}
 
 	var out replay.Reporter
@@ -91,17 +77,11 @@ func guardReplay(stdout, stderr io.Writer, configPath, format, workdir string, f
 	} else {
 		out = replay.NewTable(stdout)
 	}
-	// Replay makes many short-lived strings (decoded messages, hashed
-	// outputs): collecting less often halves its time, for a heap of a
-	// few tens of megabytes.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	// Sessions are independent: they are read and replayed on every core,
-	// and reported in the order given.
 	failed, err := replay.Report(files, replay.ReportOptions{
-		Options: replay.Options{Config: &cfg, Workdir: workdir},
-		Workers: runtime.GOMAXPROCS(0),
-		Warn:    warn,
-		Problem: func(msg string) { fmt.Fprintln(stderr, "rein:", msg) },
+		Options:   replay.Options{Config: &cfg, Workdir: workdir},
+		Warn:      warn,
+		GCPercent: 400,
+		Problem:   func(msg string) { fmt.Fprintln(stderr, "rein:", msg) },
 	}, out)
 	if err != nil {
 		return err

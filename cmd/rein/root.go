@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -141,19 +140,14 @@ func openSessionAgent(cmd *cobra.Command, e *env, o *runOptions, ref string) (*c
 	o.keepThinking = !flags.Changed("thinking")
 	o.keepTools = !flags.Changed("tools")
 	a, err := newAgent(cmd.Context(), e, o, path, false)
-	var locked *session.LockedError
-	switch {
-	case errors.As(err, &locked):
-		return nil, &exitError{code: 1, err: fmt.Errorf("%w\nrein sessions show %s reads it meanwhile; rein sessions fork %s copies it into a new session to continue", err, shortID(ref), shortID(ref))}
-	case err != nil:
+	if hint := coding.LockedHint(err, ref); hint != "" {
+		return nil, &exitError{code: 1, err: fmt.Errorf("%w\n%s", err, hint)}
+	} else if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
 	sess := a.Session()
-	for _, is := range sess.Issues() {
-		fmt.Fprintf(e.stderr, "rein: %s:%d: %s: %s\n", path, is.Line, is.Kind, is.Detail)
-	}
-	for _, r := range sess.Repairs() {
-		fmt.Fprintf(e.stderr, "rein: repaired: the %s call %s was interrupted; recorded it as failed\n", r.ToolName, r.CallID)
+	for _, note := range sess.LoadNotes() {
+		fmt.Fprintln(e.stderr, "rein:", note)
 	}
 	if o.baseURL == "" {
 		o.baseURL = coding.RecordedBaseURL(sess.Entries())

@@ -33,12 +33,9 @@ func (f *runsFlags) read(e *env) ([]telemetry.Record, error) {
 	if err != nil {
 		return nil, &exitError{code: 2, err: err}
 	}
-	recs, probs, err := telemetry.NewStore(telemetry.DefaultDir(root)).Read(since)
+	recs, err := telemetry.ReadWorkspace(root, since, func(p telemetry.Problem) { fmt.Fprintln(e.stderr, "rein: skipped", p) })
 	if err != nil {
 		return nil, &exitError{code: 1, err: err}
-	}
-	for _, p := range probs {
-		fmt.Fprintf(e.stderr, "rein: skipped %s:%d: %v\n", relPath(root, p.File), p.Line, p.Err)
 	}
 	return recs, nil
 }
@@ -72,13 +69,7 @@ func newRunsListCmd(e *env) *cobra.Command {
 				recs = recs[len(recs)-limit:]
 			}
 			if f.json {
-				enc := json.NewEncoder(e.stdout)
-				for i := range recs {
-					if err := enc.Encode(&recs[i]); err != nil {
-						return err
-					}
-				}
-				return nil
+				return telemetry.WriteJSONL(e.stdout, recs)
 			}
 			if len(recs) == 0 {
 				fmt.Fprintln(e.stderr, "rein: no runs recorded in this workspace"+sinceText(f.since))
@@ -110,10 +101,8 @@ func newRunsShowCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var rec *telemetry.Record
-			if args[0] == "last" && len(recs) > 0 {
-				rec = &recs[len(recs)-1]
-			} else if rec, err = telemetry.Find(recs, args[0]); err != nil {
+			rec, err := telemetry.FindRef(recs, args[0])
+			if err != nil {
 				return &exitError{code: 1, err: err}
 			}
 			if f.json {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/reinhq/rein/coding"
@@ -65,15 +63,9 @@ func serve(ctx context.Context, e *env, o *runOptions, so *serveOptions) error {
 	if err := o.check(); err != nil {
 		return &exitError{code: 2, err: err}
 	}
-	token := strings.TrimSpace(e.getenv("REIN_SERVER_TOKEN"))
-	if so.tokenFile != "" {
-		b, err := os.ReadFile(so.tokenFile)
-		if err != nil {
-			return &exitError{code: 2, err: fmt.Errorf("--token-file: %w", err)}
-		}
-		if token = strings.TrimSpace(string(b)); token == "" {
-			return &exitError{code: 2, err: fmt.Errorf("--token-file %s is empty", so.tokenFile)}
-		}
+	token, err := server.Token(e.getenv, so.tokenFile)
+	if err != nil {
+		return &exitError{code: 2, err: err}
 	}
 	if so.socket == "" {
 		if err := server.CheckListen(so.listen, token); err != nil {
@@ -108,13 +100,7 @@ func serve(ctx context.Context, e *env, o *runOptions, so *serveOptions) error {
 		srv.Close()
 		return &exitError{code: 2, err: err}
 	}
-	auth := "no token: loopback clients only"
-	if token != "" {
-		auth = "bearer token required"
-	} else if so.socket != "" {
-		auth = "no token: the socket's permissions decide"
-	}
-	fmt.Fprintf(e.stderr, "rein serve: listening on %s (%s); GET /openapi.json lists the routes\n", where, auth)
+	fmt.Fprintf(e.stderr, "rein serve: listening on %s (%s); GET /openapi.json lists the routes\n", where, server.Access(token, so.socket != ""))
 	return srv.Serve(ctx, ln)
 }
 

@@ -47,39 +47,23 @@ func newSessionsListCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			infos, err := session.List(session.DefaultDir(root))
+			ls, err := coding.ListSessions(root)
 			if err != nil {
 				return err
 			}
-			unreadable := session.Unlisted(session.DefaultDir(root), infos)
-			if len(infos) == 0 && len(unreadable) == 0 {
-				fmt.Fprintf(e.stdout, "no sessions in %s\n", session.DefaultDir(root))
+			if len(ls.Sessions) == 0 && len(ls.Unreadable) == 0 {
+				fmt.Fprintf(e.stdout, "no sessions in %s\n", ls.Dir)
 				return nil
 			}
 			defer func() {
-				for _, u := range unreadable {
+				for _, u := range ls.Unreadable {
 					fmt.Fprintf(e.stdout, "%s: %s\n", relPath(root, u.Path), u.Why)
 				}
 			}()
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tMODIFIED\tMESSAGES\tFIRST MESSAGE")
-			for _, in := range session.Nest(infos) {
-				title := in.FirstMessage
-				if in.Name != "" {
-					title = in.Name
-				}
-				if in.Source != nil {
-					title += " [from " + in.Source.Format + "]"
-				}
-				if in.Issues > 0 {
-					title += fmt.Sprintf(" [%d issue%s]", in.Issues, plural(in.Issues))
-				}
-				id := shortID(in.ID)
-				if in.Depth > 0 {
-					id = strings.Repeat("  ", in.Depth-1) + "└ " + id
-					title = "[agent " + in.Agent.Type + "] " + title
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", id, in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, title)
+			for _, in := range ls.Sessions {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", in.Indent()+shortID(in.ID), in.Modified.Local().Format("2006-01-02 15:04"), in.Messages, in.Title())
 			}
 			return tw.Flush()
 		},

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/reinhq/rein/coding"
 	"github.com/reinhq/rein/interop"
@@ -40,11 +35,7 @@ left out and why (see docs/sessions-interop.md).`,
 			var paths []string
 			switch {
 			case latest && len(args) == 0:
-				wd, _ := os.Getwd()
-				if dir != "" {
-					wd, _ = filepath.Abs(dir)
-				}
-				found, err := interop.HomeEnv(e.getenv).Latest(wd, f)
+				found, err := coding.LatestForeign(e.getenv, dir, f)
 				if err != nil {
 					return &exitError{code: 1, err: err}
 				}
@@ -59,7 +50,8 @@ left out and why (see docs/sessions-interop.md).`,
 			}
 			failed := 0
 			for _, p := range paths {
-				if _, err := importOne(e.stdout, p, f, root); err != nil {
+				im, err := coding.ImportFile(p, f, root, redactor())
+				if _, err := printImported(e.stdout, im, err); err != nil {
 					fmt.Fprintf(e.stderr, "rein: %v\n", err)
 					failed++
 				}
@@ -76,39 +68,19 @@ left out and why (see docs/sessions-interop.md).`,
 	return cmd
 }
 
-// importOne imports one file into the workspace root and prints what
-// was carried over; it returns the new session's file.
-func importOne(w io.Writer, path string, f interop.Format, root string) (string, error) {
-	im, err := coding.ImportFile(path, f, root, redactor())
+// printImported prints the report of an import and returns the new
+// session's file, or the import's error after what it wrote.
+func printImported(w io.Writer, im *coding.Imported, err error) (string, error) {
 	if im == nil {
 		return "", err
 	}
-	if res := im.Bundle; res != nil {
-		fmt.Fprintf(w, "restored the bundle %s: %d sessions (ids kept: %s), %d run records added, %d already here\n  %s\n",
-			path, len(res.Paths), strings.Join(res.IDs, ", "), res.Runs, res.RunsKnown, res.Report.Summary())
-		return im.Path, nil
-	}
-	c := im.Conversation
-	fmt.Fprintf(w, "imported %s (%s %s, id %s) as session %s\n  %s\n", path, c.Source.Format, c.Source.Version, c.Source.ID, shortID(im.ID), c.Report.Summary())
-	for _, ch := range im.Children {
-		fmt.Fprintf(w, "  sub-agent %s (%s) as session %s: %s\n", ch.Conversation.Source.Path, ch.Conversation.Link.Type, shortID(ch.ID), ch.Conversation.Report.Summary())
+	for _, l := range im.Lines() {
+		fmt.Fprintln(w, l)
 	}
 	if err != nil {
 		return "", err
 	}
 	return im.Path, nil
-}
-
-// importForeign imports the file path when it is another harness's
-// session, so that rein -c and --resume can continue it; "" when it is
-// not one.
-func importForeign(e *env, path, root string) (string, error) {
-	f, err := interop.DetectFile(path)
-	if err != nil || f == "" || f == interop.Rein {
-		return "", err
-	}
-	fmt.Fprintf(e.stderr, "rein: %s is a %s session; importing it into a new rein session (the file is left as it is)\n", path, f)
-	return importOne(e.stderr, path, f, root)
 }
 
 func newSessionsExportCmd(e *env) *cobra.Command {
@@ -126,44 +98,28 @@ the session's workspace. A report on standard error says what the format
 could not hold (see docs/sessions-interop.md).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := interop.ParseFormat(format)
-			if err != nil || f == "" || f == interop.Rein {
-				return &exitError{code: 2, err: fmt.Errorf("--format: give one of pi, claude, codex, opencode, md, html, json")}
+			f, err := interop.ParseExportFormat(format)
+			if err != nil {
+				return &exitError{code: 2, err: fmt.Errorf("--format: %w", err)}
 			}
 			path, err := coding.FindSession(dir, args[0])
 			if err != nil {
 				return &exitError{code: 2, err: err}
 			}
-			o := interop.Options{Version: version, Provider: provider}
+			o := coding.ExportOptions{Format: f, Output: out, Install: install, Version: version, Provider: provider, Getenv: e.getenv}
 			if !noRedact {
 				o.Redact = redactor().String
 			}
-			data, s, rep, err := interop.ExportFile(path, f, o)
-			if err != nil {
+			x, err := coding.ExportSession(e.stdout, path, o)
+			var place *coding.InstallError
+			if errors.As(err, &place) {
+				return &exitError{code: 2, err: err}
+			} else if err != nil {
 				return &exitError{code: 1, err: err}
 			}
-			if install {
-				out, err = interop.HomeEnv(e.getenv).InstallPath(s, f, time.Now())
-				if err != nil {
-					return &exitError{code: 2, err: err}
-				}
+			for _, l := range x.Lines() {
+				fmt.Fprintln(e.stderr, l)
 			}
-			if out == "" || out == "-" {
-				w := bufio.NewWriter(e.stdout)
-				w.Write(data)
-				if err := w.Flush(); err != nil {
-					return err
-				}
-			} else if err := interop.WriteNew(out, data); err != nil {
-				return &exitError{code: 1, err: err}
-			}
-			if out != "" && out != "-" {
-				fmt.Fprintf(e.stderr, "wrote %s\n", out)
-				if install {
-					fmt.Fprintf(e.stderr, "open it with: %s\n", interop.OpenHint(f, s, out))
-				}
-			}
-			fmt.Fprintf(e.stderr, "exported %s as %s: %s\n", shortID(s.Header.ID), f, rep.Summary())
 			return nil
 		},
 	}
@@ -180,9 +136,6 @@ could not hold (see docs/sessions-interop.md).`,
 // importForeignFor imports another harness's session named by --resume
 // into the workspace of o.
 func importForeignFor(e *env, o *runOptions, path string) (string, error) {
-	root, err := workspaceDir(o.workdir)
-	if err != nil {
-		return "", err
-	}
-	return importForeign(e, path, root)
+	im, err := coding.ImportForeign(o.workdir, path, redactor(), func(msg string) { fmt.Fprintln(e.stderr, "rein:", msg) })
+	return printImported(e.stderr, im, err)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/reinhq/rein/coding"
-	"github.com/reinhq/rein/trust"
 	"github.com/spf13/cobra"
 )
 
@@ -44,14 +43,7 @@ REIN_TRUST_WORKSPACE=1 for the run.`,
 					return err
 				}
 				for _, w := range ents {
-					switch {
-					case w.Legacy:
-						fmt.Fprintf(e.stdout, "%s (trusted by folder with an earlier rein; recorded at its next run)\n", w.Path)
-					case w.Time.IsZero():
-						fmt.Fprintf(e.stdout, "%s (only your own approvals)\n", w.Path)
-					default:
-						fmt.Fprintf(e.stdout, "%s (%d file(s), %s)\n", w.Path, len(w.Files), w.Time.Local().Format("2006-01-02 15:04"))
-					}
+					fmt.Fprintln(e.stdout, w.Describe())
 				}
 				return nil
 			}
@@ -75,20 +67,11 @@ REIN_TRUST_WORKSPACE=1 for the run.`,
 				fmt.Fprintln(e.stdout, "no longer trusted: "+ws.Root)
 				return nil
 			}
-			snap, err := trust.Scan(ws.Root)
+			st, err := t.Grant(ws.Root)
 			if err != nil {
 				return err
 			}
-			st, _ := t.Check(snap)
-			if err := t.Accept(snap); err != nil {
-				return err
-			}
-			fmt.Fprintln(e.stdout, "trusted: "+snap.Root)
-			if len(st.Changes) > 0 {
-				fmt.Fprint(e.stdout, "what it may now do, from the next run:\n"+st.Describe())
-			} else if len(snap.Files) == 0 {
-				fmt.Fprintln(e.stdout, "(its files do nothing that needs trust now; a file added later will ask)")
-			}
+			fmt.Fprint(e.stdout, st.Granted())
 			return nil
 		},
 	}
