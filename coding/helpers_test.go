@@ -7,11 +7,15 @@ import (
 	"testing"
 
 	"github.com/reinhq/rein/llm/faux"
+	"github.com/reinhq/rein/sandbox"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		sandbox.RemovePrivateTemp()
+		os.Exit(code)
+	}))
 }
 
 // testEnv is an isolated environment: a home of its own (so no user

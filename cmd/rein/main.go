@@ -155,6 +155,7 @@ func main() {
 	}()
 	code := execute(ctx, e, os.Args[1:])
 	cancel()
+	sandbox.RemovePrivateTemp() // what commands left in their /tmp
 	os.Exit(code)
 }
 

@@ -15,7 +15,10 @@ import (
 
 func TestMain(m *testing.M) {
 	sandbox.RunHelper()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		sandbox.RemovePrivateTemp()
+		os.Exit(code)
+	}))
 }
 
 // noSandbox turns the sandbox off, for tests that look at process ids
