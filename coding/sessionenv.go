@@ -49,11 +49,13 @@ func (e *sessionEnv) vars(env []string) []string {
 	e.mu.Lock()
 	c := e.cmds
 	e.mu.Unlock()
-	dir := c.EnvDir()
-	if dir == "" {
+	// A CLAUDE_ENV_FILE in rein's own environment is read first, as
+	// Claude Code reads its own; the session's hook files then win.
+	preset, dir := e.s.o.Getenv(command.EnvFileVar), c.EnvDir()
+	if dir == "" && preset == "" {
 		return nil
 	}
-	vars, notes := command.ReadEnvDir(dir, env)
+	vars, notes := command.ReadEnvFiles(preset, dir, env)
 	for _, n := range notes {
 		e.once("note: CLAUDE_ENV_FILE " + n.String())
 	}
@@ -65,7 +67,8 @@ func (e *sessionEnv) vars(env []string) []string {
 		}
 	}
 	if len(removed) > 0 {
-		e.once("note: CLAUDE_ENV_FILE in " + dir + " sets " + strings.Join(removed, ", ") +
+		from := strings.TrimPrefix(strings.TrimSuffix(preset+" and "+dir, " and "), " and ")
+		e.once("note: CLAUDE_ENV_FILE in " + from + " sets " + strings.Join(removed, ", ") +
 			", held back from bash because the names look like secrets; list them in env_allow of " + SecurityFile + " to pass them (model API keys never pass)")
 	}
 	return kept

@@ -226,3 +226,81 @@ func TestEnvFileSecrets(t *testing.T) {
 		t.Errorf("stdout does not show the masked value:\n%s", out)
 	}
 }
+
+// A CLAUDE_ENV_FILE already in the harness's own environment is read for
+// every shell command, before the files the SessionStart hooks write (a
+// hook's assignment wins), in the real Claude Code and in rein alike. The
+// hooks still get files of their own: the preset file is left as it was.
+func TestClaudeCodePresetEnvFile(t *testing.T) {
+	bin := claudeCodeBin(t)
+	const presetText = "export PRESET=fromfile\nexport SHARED=preset\n"
+	const command = `echo "preset=[$PRESET] hooked=[$HOOKED] shared=[$SHARED]"; [ "$CLAUDE_ENV_FILE" = "$WANT_FILE" ] && echo "env file kept"`
+	hook := `printf 'export HOOKED=1\nexport SHARED=hook\n' >> "$CLAUDE_ENV_FILE"`
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{"SessionStart": []any{
+		map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}}}})
+	// setup makes a workspace, a home and a preset file for one program.
+	setup := func() (ws, home, preset string) {
+		ws, home = t.TempDir(), t.TempDir()
+		os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
+		os.MkdirAll(filepath.Join(ws, ".claude"), 0o755)
+		if err := os.WriteFile(filepath.Join(ws, ".claude", "settings.json"), settings, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		preset = filepath.Join(t.TempDir(), "preset.sh")
+		if err := os.WriteFile(preset, []byte(presetText), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return ws, home, preset
+	}
+
+	ws, home, preset := setup()
+	cfg, _ := json.Marshal(map[string]any{"hasCompletedOnboarding": true, "projects": map[string]any{ws: map[string]any{"hasTrustDialogAccepted": true}}})
+	os.WriteFile(filepath.Join(home, ".claude.json"), cfg, 0o600)
+	cc := &shellProbe{command: command}
+	srv := httptest.NewServer(cc)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-p", "go", "--output-format", "json", "--allowedTools", "Bash")
+	cmd.Dir = ws
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "ANTHROPIC_BASE_URL=" + srv.URL, "ANTHROPIC_API_KEY=sk-ant-test",
+		"CLAUDE_ENV_FILE=" + preset, "WANT_FILE=" + preset,
+		"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1"}
+	if out, err := cmd.Output(); err != nil {
+		t.Fatalf("claude: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(preset); string(b) != presetText {
+		t.Fatalf("Claude Code's hook wrote to the preset file: %q", b)
+	}
+
+	rws, rhome, rpreset := setup()
+	// rein's commands inherit its process's environment.
+	t.Setenv("HOME", rhome)
+	t.Setenv("CLAUDE_ENV_FILE", rpreset)
+	t.Setenv("WANT_FILE", rpreset)
+	rp := &shellProbe{command: command}
+	rsrv := httptest.NewServer(rp)
+	defer rsrv.Close()
+	vars := map[string]string{"HOME": rhome, "ANTHROPIC_API_KEY": "sk-ant-test", "XDG_CONFIG_HOME": t.TempDir(), "REIN_TRUST_WORKSPACE": "1", "CLAUDE_ENV_FILE": rpreset}
+	code, out, errOut := runCLIEnv(t, "", func(e *env) { e.getenv = func(k string) string { return vars[k] } },
+		"-p", "go", "--output-format", "json", "--allowedTools", "Bash", "-C", rws, "--model", "anthropic/claude-sonnet-5-5", "--base-url", rsrv.URL)
+	if code != 0 {
+		t.Fatalf("rein: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(rpreset); string(b) != presetText {
+		t.Errorf("rein's hook wrote to the preset file: %q", b)
+	}
+
+	got, rgot := cc.seen(), rp.seen()
+	if len(got) != 1 || len(rgot) != 1 {
+		t.Fatalf("tool results: Claude Code %q, rein %q; want one each", got, rgot)
+	}
+	const want = "preset=[fromfile] hooked=[1] shared=[hook]\nenv file kept"
+	if strings.TrimSpace(got[0]) != want {
+		t.Fatalf("Claude Code's shell printed %q, want %q", got[0], want)
+	}
+	// rein's result ends with its status line (exit code: 0).
+	if !strings.HasPrefix(rgot[0], want+"\n") {
+		t.Errorf("rein's shell printed %q; Claude Code's %q", rgot[0], got[0])
+	}
+}

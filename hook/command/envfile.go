@@ -64,26 +64,41 @@ func (n EnvNote) String() string {
 // substitution, other commands, functions — is a note, and the other
 // lines still apply.
 func ReadEnvDir(dir string, base []string) (vars []string, notes []EnvNote) {
-	if dir == "" {
-		return nil, nil
+	return ReadEnvFiles("", dir, base)
+}
+
+// ReadEnvFiles is ReadEnvDir with the file preset read first: the
+// CLAUDE_ENV_FILE of the harness's own environment, which Claude Code
+// applies to its shell commands before its hooks' files, so that a
+// hook's assignment wins. A preset that does not exist is no file.
+func ReadEnvFiles(preset, dir string, base []string) (vars []string, notes []EnvNote) {
+	var paths []string
+	if preset != "" {
+		if _, err := os.Stat(preset); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			paths = append(paths, preset)
+		}
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+	if dir != "" {
+		ents, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			notes = append(notes, EnvNote{File: dir, Reason: "cannot list the env files: " + err.Error()})
 		}
-		return nil, notes
-	}
-	var names []string
-	for _, e := range ents {
-		if envFileName.MatchString(e.Name()) {
-			names = append(names, e.Name())
+		var names []string
+		for _, e := range ents {
+			if envFileName.MatchString(e.Name()) {
+				names = append(names, e.Name())
+			}
+		}
+		slices.SortFunc(names, compareEnvFiles)
+		for _, n := range names {
+			paths = append(paths, filepath.Join(dir, n))
 		}
 	}
-	slices.SortFunc(names, compareEnvFiles)
+	if len(paths) == 0 {
+		return nil, notes
+	}
 	env := newEnvState(base)
-	for _, n := range names {
-		p := filepath.Join(dir, n)
+	for _, p := range paths {
 		data, err := readEnvFile(p)
 		if err != nil {
 			notes = append(notes, EnvNote{File: p, Reason: "cannot read: " + err.Error()})

@@ -110,6 +110,30 @@ func TestReadEnvDir(t *testing.T) {
 	}
 }
 
+// The preset file is read before the hooks' files, so a hook's
+// assignment wins; a preset that does not exist is no file, one that
+// cannot be read is a note.
+func TestReadEnvFilesPreset(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	preset := filepath.Join(other, "preset.sh")
+	writeFile(t, preset, "export PRESET=1 SHARED=preset\nexport BASED=$HOME/x\n")
+	writeFile(t, filepath.Join(dir, "sessionstart-hook-0.sh"), "export SHARED=hook SEEN=$PRESET\n")
+	vars, notes := ReadEnvFiles(preset, dir, []string{"HOME=/h"})
+	want := []string{"PRESET=1", "SHARED=hook", "BASED=/h/x", "SEEN=1"}
+	if diff := cmp.Diff(want, vars); diff != "" || notes != nil {
+		t.Errorf("vars (-want +got):\n%s\nnotes %v", diff, notes)
+	}
+	if vars, notes := ReadEnvFiles(preset, "", nil); len(vars) != 3 || notes != nil {
+		t.Errorf("the preset alone gave %v %v", vars, notes)
+	}
+	if vars, notes := ReadEnvFiles(filepath.Join(other, "missing.sh"), dir, nil); len(vars) != 2 || notes != nil {
+		t.Errorf("a missing preset gave %v %v", vars, notes)
+	}
+	if _, notes := ReadEnvFiles(other, dir, nil); len(notes) != 1 || !strings.Contains(notes[0].String(), "cannot read: not a regular file") {
+		t.Errorf("a folder as the preset gave %v", notes)
+	}
+}
+
 // A file larger than the bound is read up to it, with a note.
 func TestReadEnvDirLargeFile(t *testing.T) {
 	dir := t.TempDir()
